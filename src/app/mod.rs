@@ -1,0 +1,79 @@
+//! Orchestration: the only module that knows every other one. Each subcommand has its own file;
+//! this one dispatches and maps outcomes to the documented exit codes.
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+mod baseline;
+mod check;
+mod comment;
+mod compare;
+mod import;
+mod merge;
+mod run;
+
+/// Documented exit codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// Everything passed (or the command did its job).
+    Pass = 0,
+    /// A regression was found (or an inconclusive verdict under `--fail-on inconclusive`).
+    Regression = 1,
+    /// Usage, configuration or input error.
+    Usage = 2,
+    /// Engine or infrastructure error.
+    Infra = 3,
+}
+
+impl From<Exit> for ExitCode {
+    fn from(e: Exit) -> Self {
+        ExitCode::from(e as u8)
+    }
+}
+
+/// An error caused by the engine or the infrastructure rather than by the user's input
+/// (exit code 3). Wrap with `anyhow::Error::new(Infra(...))` or [`infra`].
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Infra(pub String);
+
+/// Build an infrastructure error (exit code 3).
+pub fn infra(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(Infra(msg.into()))
+}
+
+/// Run a parsed command line and return the process exit code.
+pub fn main(cli: Cli) -> ExitCode {
+    match dispatch(cli) {
+        Ok(exit) => exit.into(),
+        Err(err) => {
+            eprintln!("perfgate: error: {err:#}");
+            if err.chain().any(|c| c.downcast_ref::<Infra>().is_some()) {
+                Exit::Infra.into()
+            } else {
+                Exit::Usage.into()
+            }
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
+    match cli.command {
+        Command::Run(a) => run::exec(*a),
+        Command::Import(a) => import::exec(a),
+        Command::Baseline(c) => baseline::exec(c),
+        Command::Check(a) => check::exec(*a),
+        Command::Compare(a) => compare::exec(a),
+        Command::Comment(a) => comment::exec(a),
+        Command::Merge(a) => merge::exec(a),
+    }
+}
+
+/// A multi-threaded tokio runtime for the commands that do I/O.
+#[allow(dead_code)]
+pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?)
+}

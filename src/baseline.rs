@@ -1,0 +1,405 @@
+//! Baseline and suite files (TOML): per engine version, per model, per scenario, the value of
+//! every run of every metric, plus how to launch the engine. A suite file has the same schema
+//! with no `runs`/`metrics`. Baselines become [`ScenarioResult`] records (one per run) so that the
+//! gate only ever sees records.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::gate::GateConfig;
+use crate::record::{Direction, ScenarioParams, ScenarioResult};
+
+/// The schema version this build reads and writes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Baseline {
+    pub schema_version: u32,
+    pub engine: EngineInfo,
+    #[serde(default, skip_serializing_if = "Provenance::is_empty")]
+    pub provenance: Provenance,
+    /// Gate overrides (tolerances, gated metrics) for checks against this baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<GateConfig>,
+    #[serde(default)]
+    pub models: Vec<ModelBaseline>,
+}
+
+/// The engine a baseline was measured on, and how to launch it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct EngineInfo {
+    /// `vllm`, `sglang`, `lmdeploy`, `llama.cpp` or `custom`.
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Container image, e.g. `vllm/vllm-openai:v0.10.1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// How the engine was installed when not from an image (e.g. `pip install vllm==0.10.1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub install: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch: Option<LaunchSpec>,
+}
+
+/// How to start the engine for one model. `command` is a template; placeholders such as
+/// `{model}`, `{tp}`, `{port}`, `{image}`, `{served_model_name}` and `{extra_args}` are filled
+/// in per model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct LaunchSpec {
+    /// A built-in preset: `vllm-docker`, `vllm`, `sglang-docker`, `sglang`, `lmdeploy`,
+    /// `llama.cpp`, or `custom` (then `command` is required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub port: Option<u16>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub env: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_timeout_s: Option<f64>,
+}
+
+/// Where the numbers came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// Source files (imports) or `perfgate run` invocations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub runner: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perfgate_version: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+}
+
+impl Provenance {
+    fn is_empty(&self) -> bool {
+        *self == Provenance::default()
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ModelBaseline {
+    /// The model as runs name it (e.g. `Qwen/Qwen3-8B`).
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub served_model_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tensor_parallel_size: Option<u32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_args: Vec<String>,
+    /// Tokenizer for prompt synthesis (path, or `server`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer: Option<String>,
+    /// The launch command exactly as the source recorded it, for the record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_command: Option<String>,
+    #[serde(default)]
+    pub scenarios: Vec<ScenarioBaseline>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct ScenarioBaseline {
+    /// `ScenarioParams::id()` of `params`; checked on load.
+    pub id: String,
+    pub params: ScenarioParams,
+    /// Identity of each run (same order as every metric's `values`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub runs: Vec<RunInfo>,
+    /// Per metric: direction and the value of every run.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metrics: BTreeMap<String, MetricSeries>,
+}
+
+/// The non-numeric identity of one run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RunInfo {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_token_source: Option<crate::record::OutputTokenSource>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MetricSeries {
+    pub direction: Direction,
+    pub values: Vec<f64>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BaselineError {
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}:{col}: {message}")]
+    Parse {
+        path: String,
+        line: usize,
+        col: usize,
+        message: String,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+/// 1-based line and column of a byte offset.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let col = before.rfind('\n').map_or(offset, |i| offset - i - 1) + 1;
+    (line, col)
+}
+
+impl Baseline {
+    /// Parse and validate a baseline (or suite) file's text.
+    pub fn parse(text: &str, path: &str) -> Result<Baseline, BaselineError> {
+        if text.trim().is_empty() {
+            return Err(BaselineError::Invalid {
+                path: path.into(),
+                message: "the file is empty".into(),
+            });
+        }
+        let b: Baseline = toml::from_str(text).map_err(|e| {
+            let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
+            BaselineError::Parse {
+                path: path.into(),
+                line,
+                col,
+                message: e.message().to_string(),
+            }
+        })?;
+        b.validate(path)?;
+        Ok(b)
+    }
+
+    /// Read and validate a baseline (or suite) file.
+    pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Io {
+            path: p.clone(),
+            source,
+        })?;
+        Baseline::parse(&text, &p)
+    }
+
+    fn validate(&self, path: &str) -> Result<(), BaselineError> {
+        let invalid = |message: String| BaselineError::Invalid {
+            path: path.into(),
+            message,
+        };
+        if self.schema_version != SCHEMA_VERSION {
+            return Err(invalid(format!(
+                "schema_version {} is not supported (this perfgate reads {SCHEMA_VERSION})",
+                self.schema_version
+            )));
+        }
+        for m in &self.models {
+            let mut seen = std::collections::BTreeSet::new();
+            for s in &m.scenarios {
+                let id = s.params.id();
+                if s.id != id {
+                    return Err(invalid(format!(
+                        "model `{}`: scenario id `{}` does not match its params (expected `{id}`)",
+                        m.name, s.id
+                    )));
+                }
+                if !seen.insert(id.clone()) {
+                    return Err(invalid(format!(
+                        "model `{}`: scenario `{id}` appears twice",
+                        m.name
+                    )));
+                }
+                let n = s.runs.len();
+                for (name, series) in &s.metrics {
+                    if series.values.len() != n {
+                        return Err(invalid(format!(
+                            "model `{}`, scenario `{id}`, metric `{name}`: {} values for {n} runs",
+                            m.name,
+                            series.values.len()
+                        )));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Render as TOML with a stable order (models, scenarios and metrics as stored).
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("baselines serialize")
+    }
+
+    /// One record per run of every scenario of every model.
+    pub fn to_records(&self) -> Vec<ScenarioResult> {
+        let mut out = Vec::new();
+        for m in &self.models {
+            for s in &m.scenarios {
+                for (i, run) in s.runs.iter().enumerate() {
+                    let mut fields = serde_json::Map::new();
+                    for (name, series) in &s.metrics {
+                        if let Some(v) = series.values.get(i) {
+                            fields.insert(name.clone(), number(*v));
+                        }
+                    }
+                    let mut rec = record_from_fields(&m.name, &s.params, fields);
+                    rec.run_index = i as u32;
+                    rec.engine = Some(self.engine.name.clone());
+                    rec.engine_version = self.engine.version.clone();
+                    rec.source = run.source.clone();
+                    rec.date = run.date.clone();
+                    rec.backend = run.backend.clone();
+                    rec.seed = run.seed;
+                    rec.output_token_source = run.output_token_source;
+                    rec.tokenizer_id = run.tokenizer_id.clone();
+                    out.push(rec);
+                }
+            }
+        }
+        out
+    }
+}
+
+/// A JSON number that keeps integers integral (so `completed = 10000.0` becomes `10000`).
+fn number(v: f64) -> serde_json::Value {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        serde_json::Value::from(v as i64)
+    } else {
+        serde_json::Value::from(v)
+    }
+}
+
+fn record_from_fields(
+    model: &str,
+    params: &ScenarioParams,
+    mut fields: serde_json::Map<String, serde_json::Value>,
+) -> ScenarioResult {
+    fields.insert("model".into(), model.into());
+    if let serde_json::Value::Object(p) = serde_json::to_value(params).expect("params serialize") {
+        fields.extend(p);
+    }
+    for required in [
+        "completed",
+        "duration",
+        "total_input_tokens",
+        "total_output_tokens",
+        "request_throughput",
+        "output_throughput",
+    ] {
+        fields.entry(required).or_insert(serde_json::Value::from(0));
+    }
+    serde_json::from_value(serde_json::Value::Object(fields))
+        .expect("baseline metrics form a valid record")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SAMPLE: &str = r#"
+schema_version = 1
+
+[engine]
+name = "vllm"
+version = "v0.10.1"
+image = "vllm/vllm-openai:v0.10.1"
+
+[[models]]
+name = "Qwen/Qwen3-8B"
+tensor_parallel_size = 1
+
+[[models.scenarios]]
+id = "random-in1024-out1024-n2000"
+
+[models.scenarios.params]
+dataset_name = "random"
+num_prompts = 2000
+random_input_len = 1024
+random_output_len = 1024
+random_range_ratio = 1.0
+range_convention = "sglang"
+request_rate = "inf"
+
+[[models.scenarios.runs]]
+source = "seed.txt:137"
+backend = "vllm"
+
+[models.scenarios.metrics]
+completed = { direction = "higher", values = [2000.0] }
+output_throughput = { direction = "higher", values = [3197.08] }
+median_ttft_ms = { direction = "lower", values = [307467.3] }
+"#;
+
+    #[test]
+    fn parses_and_yields_records() {
+        let b = Baseline::parse(SAMPLE, "b.toml").unwrap();
+        let recs = b.to_records();
+        assert_eq!(recs.len(), 1);
+        assert_eq!(recs[0].completed, 2000);
+        assert_eq!(recs[0].output_throughput, 3197.08);
+        assert_eq!(recs[0].stats["median_ttft_ms"], 307467.3);
+        assert_eq!(recs[0].scenario_id(), "random-in1024-out1024-n2000");
+        assert_eq!(recs[0].source.as_deref(), Some("seed.txt:137"));
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let b = Baseline::parse(SAMPLE, "b.toml").unwrap();
+        let again = Baseline::parse(&b.to_toml(), "again.toml").unwrap();
+        assert_eq!(b, again);
+    }
+
+    #[test]
+    fn unknown_key_names_line_and_column() {
+        let text = SAMPLE.replace("tensor_parallel_size = 1", "tensor_paralel_size = 1");
+        let err = Baseline::parse(&text, "b.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("b.toml:11:1: unknown field `tensor_paralel_size`"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn empty_file_is_an_error() {
+        let err = Baseline::parse("  \n", "e.toml").unwrap_err().to_string();
+        assert_eq!(err, "e.toml: the file is empty");
+    }
+
+    #[test]
+    fn wrong_id_is_an_error() {
+        let text = SAMPLE.replace("id = \"random-in1024-out1024-n2000\"", "id = \"x\"");
+        let err = Baseline::parse(&text, "b.toml").unwrap_err().to_string();
+        assert!(
+            err.contains("expected `random-in1024-out1024-n2000`"),
+            "{err}"
+        );
+    }
+}

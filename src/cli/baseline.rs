@@ -1,0 +1,6 @@
+//! Flags of `perfgate baseline …`.
+
+use clap::Subcommand;
+
+#[derive(Debug, Subcommand)]
+pub enum BaselineCommand {}

@@ -1,0 +1,6 @@
+//! Flags of `perfgate check`.
+
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {}

@@ -1,0 +1,6 @@
+//! Flags of `perfgate comment`.
+
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct CommentArgs {}

@@ -1,0 +1,6 @@
+//! Flags of `perfgate import`.
+
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {}

@@ -1,0 +1,6 @@
+//! Flags of `perfgate merge`.
+
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {}

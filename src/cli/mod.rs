@@ -1,0 +1,38 @@
+//! Command-line interface (clap derive). Each subcommand's flags live in their own file.
+
+use clap::{Parser, Subcommand};
+
+pub mod baseline;
+pub mod check;
+pub mod comment;
+pub mod compare;
+pub mod import;
+pub mod merge;
+pub mod run;
+
+/// Stops performance regressions in LLM serving engines before they merge.
+#[derive(Debug, Parser)]
+#[command(name = "perfgate", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Benchmark one scenario against a running OpenAI-compatible server (like `vllm bench serve`).
+    Run(Box<run::RunArgs>),
+    /// Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records.
+    Import(import::ImportArgs),
+    /// Record, show or validate baseline files.
+    #[command(subcommand)]
+    Baseline(baseline::BaselineCommand),
+    /// Gate results against a baseline with statistics; exit 1 on a regression.
+    Check(Box<check::CheckArgs>),
+    /// Compare two baselines side by side (e.g. SGLang vs vLLM).
+    Compare(compare::CompareArgs),
+    /// Post a check report to GitHub: sticky PR comment, check run, job summary.
+    Comment(comment::CommentArgs),
+    /// Merge per-model check reports (from a matrix) into one report.
+    Merge(merge::MergeArgs),
+}

@@ -1,0 +1,6 @@
+//! Flags of `perfgate run`.
+
+use clap::Args;
+
+#[derive(Debug, Args)]
+pub struct RunArgs {}

@@ -1,0 +1,106 @@
+//! The gate: statistics that turn baseline and current records into verdicts, and the
+//! [`Report`] structure every renderer (terminal, markdown, JSON) and the GitHub poster consume.
+
+use serde::{Deserialize, Serialize};
+
+use crate::record::Direction;
+
+/// Per-metric gate settings: which metrics are gated, their tolerances and directions.
+/// Lives in a baseline file's `[gate]` table or a `--gate` file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct GateConfig {}
+
+/// The verdict of one row (model × scenario × metric).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Equivalent within the tolerance.
+    Pass,
+    /// Significantly worse AND worse than the tolerance.
+    Regressed,
+    /// Significantly better AND better than the tolerance.
+    Improved,
+    /// Neither shown: more runs needed.
+    Inconclusive,
+    /// The scenario or metric exists on one side only.
+    Missing,
+    /// The engine or infrastructure failed; no measurement.
+    Error,
+}
+
+/// The verdict of a whole check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TopVerdict {
+    Pass,
+    Fail,
+    Inconclusive,
+    Error,
+}
+
+/// One compared row.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Row {
+    pub model: String,
+    /// The scenario id (`ScenarioParams::id`).
+    pub scenario: String,
+    pub metric: String,
+    /// Gated rows decide the top verdict; the others are shown only.
+    pub gated: bool,
+    pub direction: Direction,
+    /// Central baseline value (geometric mean of the runs), if any.
+    pub baseline: Option<f64>,
+    /// Central current value (geometric mean of the runs), if any.
+    pub current: Option<f64>,
+    /// (current / baseline − 1) × 100.
+    pub change_pct: Option<f64>,
+    /// Confidence/prediction interval of the change, in percent: [low, high].
+    pub interval: Option<[f64; 2]>,
+    /// Tolerance δ in percent used for this row.
+    pub tolerance_pct: Option<f64>,
+    /// Holm-adjusted p-value of "worse than δ", when a test was done.
+    pub p_value: Option<f64>,
+    pub n_baseline: usize,
+    pub n_current: usize,
+    pub verdict: Verdict,
+    /// Why: the statistical method, or the error/missing reason and log tail.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// Counts of row verdicts (gated rows only).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Counts {
+    pub pass: usize,
+    pub regressed: usize,
+    pub improved: usize,
+    pub inconclusive: usize,
+    pub missing: usize,
+    pub error: usize,
+}
+
+/// Where one side's numbers came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Side {
+    /// Files the side was read from.
+    pub sources: Vec<String>,
+    pub engine: Option<String>,
+    pub engine_version: Option<String>,
+    pub date: Option<String>,
+}
+
+/// The result of a check: the one structure all reports are rendered from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Which kind of report (one sticky PR comment per kind), e.g. `check`.
+    pub kind: String,
+    pub verdict: TopVerdict,
+    pub counts: Counts,
+    pub rows: Vec<Row>,
+    pub baseline: Side,
+    pub current: Side,
+    /// The method in one sentence.
+    pub method: String,
+    pub perfgate_version: String,
+}

@@ -1,0 +1,545 @@
+//! The one shape every measurement takes: a [`ScenarioResult`] record, keyed like vLLM's
+//! `--save-result` JSON, plus the scenario identity ([`ScenarioParams`]) that matches records
+//! across live runs, imported logs and baselines. Pure data; no I/O beyond JSON Lines helpers.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// How `--random-range-ratio` is read.
+///
+/// * `vllm`: lengths are drawn from `[L·(1−r), L·(1+r)]` (r = 0 means exactly L).
+/// * `sglang`: lengths are drawn from `[max(r·L, 1), L]` (r = 1 means exactly L); LMDeploy agrees.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "lowercase")]
+#[derive(clap::ValueEnum)]
+pub enum RangeConvention {
+    #[default]
+    Vllm,
+    Sglang,
+}
+
+impl RangeConvention {
+    /// Inclusive token-length bounds for a nominal length `len` and ratio `ratio`.
+    pub fn bounds(self, len: u64, ratio: f64) -> (u64, u64) {
+        let l = len as f64;
+        match self {
+            RangeConvention::Vllm => {
+                let lo = (l * (1.0 - ratio)).floor().max(0.0) as u64;
+                let hi = (l * (1.0 + ratio)).floor() as u64;
+                (lo.max(if len > 0 { 1 } else { 0 }).min(hi), hi)
+            }
+            RangeConvention::Sglang => {
+                let lo = ((l * ratio).floor() as u64).max(1).min(len.max(1));
+                (lo, len)
+            }
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RangeConvention::Vllm => "vllm",
+            RangeConvention::Sglang => "sglang",
+        }
+    }
+}
+
+/// A request rate: `inf` (all at once) or requests per second. Serialized like vLLM does:
+/// the string `"inf"` or a number.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum RequestRate {
+    #[default]
+    Inf,
+    PerSecond(f64),
+}
+
+impl RequestRate {
+    pub fn is_inf(self) -> bool {
+        matches!(self, RequestRate::Inf)
+    }
+}
+
+impl fmt::Display for RequestRate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RequestRate::Inf => f.write_str("inf"),
+            RequestRate::PerSecond(r) => write!(f, "{r}"),
+        }
+    }
+}
+
+impl std::str::FromStr for RequestRate {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let t = s.trim();
+        if t.eq_ignore_ascii_case("inf") || t.eq_ignore_ascii_case("infinity") {
+            return Ok(RequestRate::Inf);
+        }
+        match t.parse::<f64>() {
+            Ok(v) if v.is_infinite() && v > 0.0 => Ok(RequestRate::Inf),
+            Ok(v) if v > 0.0 && v.is_finite() => Ok(RequestRate::PerSecond(v)),
+            _ => Err(format!(
+                "request rate must be `inf` or a positive number, got `{s}`"
+            )),
+        }
+    }
+}
+
+impl Serialize for RequestRate {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RequestRate::Inf => s.serialize_str("inf"),
+            RequestRate::PerSecond(r) => s.serialize_f64(*r),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestRate {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Num(f64),
+            Str(String),
+        }
+        match Raw::deserialize(d)? {
+            Raw::Num(v) if v.is_infinite() => Ok(RequestRate::Inf),
+            Raw::Num(v) if v > 0.0 => Ok(RequestRate::PerSecond(v)),
+            Raw::Num(v) => Err(serde::de::Error::custom(format!(
+                "request_rate must be positive or \"inf\", got {v}"
+            ))),
+            Raw::Str(s) => s.parse().map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+/// The parameters that identify a scenario. Two results are the same scenario exactly when
+/// their [`ScenarioParams::id`] is equal; position in a file never matters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ScenarioParams {
+    /// `random`, `sharegpt`, `fixed` or `jsonl`.
+    pub dataset_name: String,
+    pub num_prompts: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_input_len: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_output_len: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_range_ratio: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range_convention: Option<RangeConvention>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sharegpt_output_len: Option<u64>,
+    #[serde(default)]
+    pub request_rate: RequestRate,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burstiness: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrency: Option<u64>,
+}
+
+impl ScenarioParams {
+    /// A stable, human-readable identity, e.g. `sharegpt-n10000`, `random-in1024-out1024-n2000`,
+    /// `random-in900..1100-out128-n500-c64-r4`. Length ranges are normalised through the range
+    /// convention, so SGLang's ratio 1.0 and vLLM's ratio 0.0 name the same scenario.
+    pub fn id(&self) -> String {
+        let mut s = self.dataset_name.clone();
+        let (ratio, conv) = (
+            self.random_range_ratio.unwrap_or(0.0),
+            self.range_convention.unwrap_or_default(),
+        );
+        let len = |l: u64| {
+            let (lo, hi) = conv.bounds(l, ratio);
+            if lo == hi {
+                format!("{lo}")
+            } else {
+                format!("{lo}..{hi}")
+            }
+        };
+        let uses_random_lens = matches!(self.dataset_name.as_str(), "random" | "fixed");
+        if uses_random_lens {
+            if let Some(i) = self.random_input_len {
+                s.push_str(&format!("-in{}", len(i)));
+            }
+            if let Some(o) = self.random_output_len {
+                s.push_str(&format!("-out{}", len(o)));
+            }
+        }
+        if self.dataset_name == "sharegpt" {
+            if let Some(o) = self.sharegpt_output_len {
+                s.push_str(&format!("-out{o}"));
+            }
+        }
+        s.push_str(&format!("-n{}", self.num_prompts));
+        if let Some(c) = self.max_concurrency {
+            s.push_str(&format!("-c{c}"));
+        }
+        if let RequestRate::PerSecond(r) = self.request_rate {
+            s.push_str(&format!("-r{r}"));
+            if let Some(b) = self.burstiness.filter(|b| *b != 1.0) {
+                s.push_str(&format!("-b{b}"));
+            }
+        }
+        s
+    }
+}
+
+/// How the output token counts of a result were obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputTokenSource {
+    /// The server's `usage.completion_tokens`.
+    Usage,
+    /// Generated text re-tokenized by the client's tokenizer.
+    Retokenized,
+    /// Counted from the stream's chunks (one token per chunk assumed).
+    Chunks,
+    /// Copied from a log or file that did not say.
+    Reported,
+}
+
+/// Failures of one kind: how many, and the first message seen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorCount {
+    pub count: u64,
+    pub first_message: String,
+}
+
+/// Latency metrics that carry distribution statistics.
+pub const LATENCY_METRICS: [&str; 4] = ["ttft", "tpot", "itl", "e2el"];
+
+/// One scenario's result, keyed like vLLM's `--save-result` JSON plus perfgate's own fields.
+///
+/// The distribution statistics (`mean_ttft_ms`, `median_itl_ms`, `std_e2el_ms`, `p99_tpot_ms`,
+/// `p99.9_ttft_ms`, …) live flattened in [`ScenarioResult::stats`] under vLLM's exact key names.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct ScenarioResult {
+    // ---- identity ----------------------------------------------------------------------
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    /// vLLM's `backend` (e.g. `vllm`, `sglang`, `lmdeploy`, `openai`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backend: Option<String>,
+    /// The serving engine (`vllm`, `sglang`, `lmdeploy`, `llama.cpp`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_version: Option<String>,
+    /// The model as the run named it (vLLM writes it as `model_id`).
+    pub model: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokenizer_id: Option<String>,
+    #[serde(flatten)]
+    pub params: ScenarioParams,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// 0-based index of this run among the runs of the same scenario.
+    #[serde(default)]
+    pub run_index: u32,
+
+    // ---- outcome ------------------------------------------------------------------------
+    pub completed: u64,
+    #[serde(default)]
+    pub failed: u64,
+    pub duration: f64,
+    pub total_input_tokens: u64,
+    pub total_output_tokens: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_output_tokens_retokenized: Option<u64>,
+    pub request_throughput: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_goodput: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_throughput: Option<f64>,
+    pub output_throughput: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_token_throughput: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens_per_s: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_concurrent_requests: Option<u64>,
+
+    // ---- perfgate's own ----------------------------------------------------------------
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_token_source: Option<OutputTokenSource>,
+    /// Failed requests by kind (`http_500`, `sse_error_event`, `malformed_event`, `timeout`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors: BTreeMap<String, ErrorCount>,
+    /// Where the record came from: `run`, or `FILE:LINE` for an import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perfgate_version: Option<String>,
+
+    /// Distribution statistics under vLLM's key names (`mean_ttft_ms`, `p99_itl_ms`, …).
+    #[serde(flatten)]
+    pub stats: BTreeMap<String, f64>,
+}
+
+impl ScenarioResult {
+    /// The scenario identity of this record.
+    pub fn scenario_id(&self) -> String {
+        self.params.id()
+    }
+
+    /// Success rate in [0, 1]: completed over attempted (completed + failed, or num_prompts if larger).
+    pub fn success_rate(&self) -> f64 {
+        let attempted = (self.completed + self.failed).max(self.params.num_prompts);
+        if attempted == 0 {
+            return 0.0;
+        }
+        self.completed as f64 / attempted as f64
+    }
+
+    /// True when fewer requests succeeded than were asked for.
+    pub fn is_incomplete(&self) -> bool {
+        self.failed > 0 || self.completed < self.params.num_prompts
+    }
+
+    /// Any named metric: a top-level numeric field or a flattened statistic.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let v = match name {
+            "completed" => self.completed as f64,
+            "failed" => self.failed as f64,
+            "duration" => self.duration,
+            "total_input_tokens" => self.total_input_tokens as f64,
+            "total_output_tokens" => self.total_output_tokens as f64,
+            "request_throughput" => self.request_throughput,
+            "output_throughput" => self.output_throughput,
+            "success_rate" => self.success_rate(),
+            "request_goodput" => return self.request_goodput,
+            "input_throughput" => return self.input_throughput,
+            "total_token_throughput" => return self.total_token_throughput,
+            "max_output_tokens_per_s" => return self.max_output_tokens_per_s,
+            "max_concurrent_requests" => return self.max_concurrent_requests.map(|v| v as f64),
+            "total_output_tokens_retokenized" => {
+                return self.total_output_tokens_retokenized.map(|v| v as f64)
+            }
+            other => return self.stats.get(other).copied(),
+        };
+        Some(v)
+    }
+}
+
+/// Is `key` a distribution statistic key in vLLM's naming (`mean_ttft_ms`, `p99.9_itl_ms`, …)?
+pub fn is_stat_key(key: &str) -> bool {
+    let Some(rest) = key.strip_suffix("_ms") else {
+        return false;
+    };
+    let Some((stat, metric)) = rest.rsplit_once('_') else {
+        return false;
+    };
+    if !LATENCY_METRICS.contains(&metric) {
+        return false;
+    }
+    match stat {
+        "mean" | "median" | "std" | "min" | "max" => true,
+        p => p
+            .strip_prefix('p')
+            .and_then(|n| n.parse::<f64>().ok())
+            .is_some_and(|n| (0.0..=100.0).contains(&n)),
+    }
+}
+
+/// The key of percentile `p` of `metric`, formatted as vLLM does (`p99_ttft_ms`, `p99.9_ttft_ms`).
+pub fn percentile_key(p: f64, metric: &str) -> String {
+    format!("p{}_{metric}_ms", format_percentile(p))
+}
+
+/// `99.0` → `99`, `99.9` → `99.9` (vLLM prints `int(p)` when p is whole).
+pub fn format_percentile(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{}", p as i64)
+    } else {
+        format!("{p}")
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: unknown field `{key}` in a results record")]
+    UnknownKey {
+        path: String,
+        line: usize,
+        key: String,
+    },
+}
+
+/// Parse JSON Lines of records. Blank lines are skipped; every other line must be a record.
+pub fn parse_jsonl(text: &str, path: &str) -> Result<Vec<ScenarioResult>, RecordError> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() {
+            continue;
+        }
+        let rec: ScenarioResult = serde_json::from_str(t).map_err(|e| RecordError::Parse {
+            path: path.to_string(),
+            line: i + 1,
+            message: e.to_string(),
+        })?;
+        if let Some(key) = rec.stats.keys().find(|k| !is_stat_key(k)) {
+            return Err(RecordError::UnknownKey {
+                path: path.to_string(),
+                line: i + 1,
+                key: key.clone(),
+            });
+        }
+        out.push(rec);
+    }
+    Ok(out)
+}
+
+/// Read a JSON Lines file of records.
+pub fn read_jsonl(path: &std::path::Path) -> Result<Vec<ScenarioResult>, RecordError> {
+    let p = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
+        path: p.clone(),
+        source,
+    })?;
+    parse_jsonl(&text, &p)
+}
+
+/// Render records as JSON Lines (one compact object per line, trailing newline).
+pub fn to_jsonl(records: &[ScenarioResult]) -> String {
+    let mut s = String::new();
+    for r in records {
+        s.push_str(&serde_json::to_string(r).expect("records serialize"));
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> ScenarioResult {
+        let mut r = ScenarioResult {
+            model: "Qwen/Qwen3-8B".into(),
+            params: ScenarioParams {
+                dataset_name: "random".into(),
+                num_prompts: 2000,
+                random_input_len: Some(1024),
+                random_output_len: Some(1024),
+                random_range_ratio: Some(1.0),
+                range_convention: Some(RangeConvention::Sglang),
+                ..Default::default()
+            },
+            completed: 2000,
+            duration: 640.59,
+            total_input_tokens: 2048000,
+            total_output_tokens: 2048000,
+            request_throughput: 3.12,
+            output_throughput: 3197.08,
+            ..Default::default()
+        };
+        r.stats.insert("mean_ttft_ms".into(), 274601.85);
+        r.stats.insert("p99.9_itl_ms".into(), 1.5);
+        r
+    }
+
+    #[test]
+    fn jsonl_round_trips_exact_numbers() {
+        let r = sample();
+        let text = to_jsonl(&[r.clone()]);
+        assert!(text.contains("\"mean_ttft_ms\":274601.85"), "{text}");
+        assert!(text.contains("\"request_rate\":\"inf\""), "{text}");
+        let back = parse_jsonl(&text, "x.jsonl").unwrap();
+        assert_eq!(back, vec![r]);
+    }
+
+    #[test]
+    fn unknown_key_names_file_and_line() {
+        let mut text = to_jsonl(&[sample()]);
+        text.push_str("\n{\"model\":\"m\",\"dataset_name\":\"random\",\"num_prompts\":1,\"completed\":1,\"duration\":1,\"total_input_tokens\":1,\"total_output_tokens\":1,\"request_throughput\":1,\"output_throughput\":1,\"bogus\":3}\n");
+        let err = parse_jsonl(&text, "r.jsonl").unwrap_err().to_string();
+        assert_eq!(err, "r.jsonl:3: unknown field `bogus` in a results record");
+    }
+
+    #[test]
+    fn conventions_name_the_same_exact_scenario() {
+        let mut a = sample().params;
+        let mut b = a.clone();
+        b.random_range_ratio = Some(0.0);
+        b.range_convention = Some(RangeConvention::Vllm);
+        assert_eq!(a.id(), "random-in1024-out1024-n2000");
+        assert_eq!(a.id(), b.id());
+        a.random_range_ratio = Some(0.5);
+        assert_eq!(a.id(), "random-in512..1024-out512..1024-n2000");
+    }
+
+    #[test]
+    fn range_bounds() {
+        assert_eq!(RangeConvention::Vllm.bounds(100, 0.1), (90, 110));
+        assert_eq!(RangeConvention::Sglang.bounds(100, 0.1), (10, 100));
+        assert_eq!(RangeConvention::Sglang.bounds(100, 0.0), (1, 100));
+        assert_eq!(RangeConvention::Sglang.bounds(100, 1.0), (100, 100));
+        assert_eq!(RangeConvention::Vllm.bounds(100, 0.0), (100, 100));
+    }
+
+    #[test]
+    fn stat_keys() {
+        assert!(is_stat_key("p99_ttft_ms"));
+        assert!(is_stat_key("p99.9_e2el_ms"));
+        assert!(is_stat_key("std_itl_ms"));
+        assert!(!is_stat_key("p99_foo_ms"));
+        assert!(!is_stat_key("completed"));
+        assert_eq!(percentile_key(99.0, "ttft"), "p99_ttft_ms");
+        assert_eq!(percentile_key(99.9, "ttft"), "p99.9_ttft_ms");
+    }
+}
+
+/// Which way is better for a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Higher,
+    Lower,
+}
+
+impl Direction {
+    /// The natural direction of a metric by its name: throughputs, counts of successes and
+    /// goodput are better higher; latencies, durations and failures are better lower.
+    pub fn of(metric: &str) -> Direction {
+        if metric.ends_with("_ms")
+            || matches!(metric, "failed" | "duration")
+            || metric.starts_with("error")
+        {
+            Direction::Lower
+        } else {
+            Direction::Higher
+        }
+    }
+}
+
+#[cfg(test)]
+mod direction_tests {
+    use super::Direction;
+
+    #[test]
+    fn directions() {
+        assert_eq!(Direction::of("p99_ttft_ms"), Direction::Lower);
+        assert_eq!(Direction::of("failed"), Direction::Lower);
+        assert_eq!(Direction::of("output_throughput"), Direction::Higher);
+        assert_eq!(Direction::of("completed"), Direction::Higher);
+    }
+}
