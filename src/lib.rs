@@ -9,6 +9,8 @@ pub mod app;
 pub mod baseline;
 pub mod cli;
 pub mod dataset;
+pub mod engine;
 pub mod gate;
 pub mod record;
+pub mod suite;
 pub mod tokenizer;
