@@ -7,6 +7,7 @@ pub mod check;
 pub mod comment;
 pub mod compare;
 pub mod import;
+pub mod live;
 pub mod merge;
 pub mod run;
 
