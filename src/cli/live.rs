@@ -91,7 +91,9 @@ impl LiveArgs {
         if v.is_finite() && v > 0.0 {
             Ok(std::time::Duration::from_secs_f64(v))
         } else {
-            Err(format!("{flag} must be a positive number of seconds, got {v}"))
+            Err(format!(
+                "{flag} must be a positive number of seconds, got {v}"
+            ))
         }
     }
 }
