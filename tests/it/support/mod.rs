@@ -55,9 +55,30 @@ pub fn prompts(n: usize, input: u32, output: u32) -> Vec<Prompt> {
         .collect()
 }
 
-/// A fake server on its own thread and runtime.
-pub fn fake(cfg: FakeConfig) -> FakeServer {
-    FakeServer::start_in_thread(cfg).expect("fake server starts")
+/// Tests that measure time against a fake server run one at a time, so they do not compete for
+/// the (two) cores with each other.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// A fake server on its own thread and runtime, held together with the lock that keeps timing
+/// tests apart. Keep it alive for the whole test.
+pub struct Fake {
+    pub server: FakeServer,
+    _serial: std::sync::MutexGuard<'static, ()>,
+}
+
+impl std::ops::Deref for Fake {
+    type Target = FakeServer;
+    fn deref(&self) -> &FakeServer {
+        &self.server
+    }
+}
+
+pub fn fake(cfg: FakeConfig) -> Fake {
+    let serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    Fake {
+        server: FakeServer::start_in_thread(cfg).expect("fake server starts"),
+        _serial: serial,
+    }
 }
 
 pub fn ms(v: u64) -> Duration {
