@@ -26,8 +26,16 @@ pub enum MetricsError {
 }
 
 /// What we look for, under the local names engines use (the part after `namespace:`).
-const RUNNING: &[&str] = &["num_requests_running", "num_running_reqs", "requests_processing"];
-const WAITING: &[&str] = &["num_requests_waiting", "num_queue_reqs", "requests_deferred"];
+const RUNNING: &[&str] = &[
+    "num_requests_running",
+    "num_running_reqs",
+    "requests_processing",
+];
+const WAITING: &[&str] = &[
+    "num_requests_waiting",
+    "num_queue_reqs",
+    "requests_deferred",
+];
 /// Fractions in [0, 1].
 const KV_USAGE: &[&str] = &[
     "kv_cache_usage_perc",
@@ -35,7 +43,11 @@ const KV_USAGE: &[&str] = &[
     "token_usage",
     "kv_cache_usage_ratio",
 ];
-const PREEMPTIONS: &[&str] = &["num_preemptions_total", "num_preemptions", "num_retracted_reqs_total"];
+const PREEMPTIONS: &[&str] = &[
+    "num_preemptions_total",
+    "num_preemptions",
+    "num_retracted_reqs_total",
+];
 const PREFIX_HITS: &[&str] = &["prefix_cache_hits_total", "prefix_cache_hits"];
 const PREFIX_QUERIES: &[&str] = &["prefix_cache_queries_total", "prefix_cache_queries"];
 /// Hit-rate gauges in [0, 1], for engines without hit/query counters.
@@ -80,7 +92,11 @@ fn escape_colons(line: &str) -> String {
     let end = rest
         .find(|c: char| c == '{' || c.is_whitespace())
         .unwrap_or(rest.len());
-    format!("{prefix}{}{}", rest[..end].replace(':', COLON), &rest[end..])
+    format!(
+        "{prefix}{}{}",
+        rest[..end].replace(':', COLON),
+        &rest[end..]
+    )
 }
 
 impl Snapshot {
@@ -310,12 +326,7 @@ vllm:time_to_first_token_seconds_sum{model_name="Qwen/Qwen3-8B"} 1.5
     #[test]
     fn summarises_gauges_and_counter_deltas() {
         let before = parse(VLLM).unwrap();
-        let during = parse(
-            &VLLM
-                .replace("} 12.0", "} 20.0")
-                .replace("} 0.5", "} 0.9"),
-        )
-        .unwrap();
+        let during = parse(&VLLM.replace("} 12.0", "} 20.0").replace("} 0.5", "} 0.9")).unwrap();
         let after = parse(
             &VLLM
                 .replace("} 12.0", "} 0.0")
