@@ -218,3 +218,108 @@ async fn the_watchdog_reports_an_engine_killed_while_serving() {
     assert!(msg.contains("stand-in: listening"), "{msg}");
     e.stop().await;
 }
+
+// ---- dry-run rendering, one snapshot per preset ------------------------------------------
+
+fn preset_file(preset: &str, engine: &str, version: &str, extra_engine: &str) -> String {
+    let mut t = format!(
+        "schema_version = 1\n[engine]\nname = \"{engine}\"\nversion = \"{version}\"\n{extra_engine}\
+         [engine.launch]\npreset = \"{preset}\"\n"
+    );
+    for (m, tp) in [("Qwen/Qwen3-8B", 1), ("openai/gpt-oss-120b", 2)] {
+        t.push_str(&format!(
+            "[[models]]\nname = \"{m}\"\ntensor_parallel_size = {tp}\n\
+             [[models.scenarios]]\nid = \"sharegpt-n10000\"\n\
+             [models.scenarios.params]\ndataset_name = \"sharegpt\"\nnum_prompts = 10000\n\
+             [[models.scenarios.runs]]\nseed = 1\n\
+             [[models.scenarios]]\nid = \"random-in6000-out2000-n500\"\n\
+             [models.scenarios.params]\ndataset_name = \"random\"\nnum_prompts = 500\n\
+             random_input_len = 6000\nrandom_output_len = 2000\nrandom_range_ratio = 1.0\n\
+             range_convention = \"sglang\"\nrequest_rate = \"inf\"\n"
+        ));
+    }
+    t
+}
+
+fn dry_run(text: &str, ov: &perfgate::suite::Overrides) -> String {
+    let b = perfgate::baseline::Baseline::parse(text, "suite.toml").unwrap();
+    let plan = perfgate::suite::plan(&b, ov).unwrap();
+    perfgate::suite::render_dry_run(&plan, "suite.toml", 3)
+}
+
+#[test]
+fn dry_run_snapshots_per_preset() {
+    let ov = perfgate::suite::Overrides::default();
+    let cases = [
+        (
+            "vllm-docker",
+            preset_file(
+                "vllm-docker",
+                "vllm",
+                "v0.10.1",
+                "image = \"vllm/vllm-openai:v0.10.1\"\n",
+            ),
+        ),
+        ("vllm", preset_file("vllm", "vllm", "v0.10.1", "")),
+        (
+            "sglang-docker",
+            preset_file(
+                "sglang-docker",
+                "sglang",
+                "v0.5.1",
+                "image = \"lmsysorg/sglang:v0.5.1-cu126\"\n",
+            ),
+        ),
+        ("sglang", preset_file("sglang", "sglang", "v0.5.1", "")),
+        (
+            "lmdeploy",
+            preset_file("lmdeploy", "lmdeploy", "v0.10.0", ""),
+        ),
+        (
+            "llama.cpp",
+            preset_file("llama.cpp", "llama.cpp", "b6000", ""),
+        ),
+    ];
+    for (name, text) in cases {
+        insta::assert_snapshot!(format!("dry_run_{name}"), dry_run(&text, &ov));
+    }
+    // custom: the command comes from the file, with an env table.
+    let custom = preset_file("custom", "my-engine", "pr-42", "").replace(
+        "preset = \"custom\"\n",
+        "preset = \"custom\"\ncommand = \"./serve --model {model} --tp {tp} --port {port}{extra_args}\"\n\
+         port = 9000\n[engine.launch.env]\nMY_FLAG = \"on\"\n",
+    );
+    insta::assert_snapshot!("dry_run_custom", dry_run(&custom, &ov));
+    // --engine-cmd and --base-url overrides.
+    let text = preset_file("vllm-docker", "vllm", "v0.10.1", "");
+    let ov = perfgate::suite::Overrides {
+        engine_cmd: Some("/opt/pr/bin/vllm serve {model} -tp {tp} --port {port}".into()),
+        models: vec!["gpt-oss-120b".into()],
+        ..Default::default()
+    };
+    insta::assert_snapshot!("dry_run_engine_cmd", dry_run(&text, &ov));
+    let ov = perfgate::suite::Overrides {
+        base_url: Some("http://127.0.0.1:8000".into()),
+        ..Default::default()
+    };
+    insta::assert_snapshot!("dry_run_base_url", dry_run(&text, &ov));
+}
+
+#[test]
+fn shipped_suites_parse_and_plan() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("suites");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let b = perfgate::baseline::Baseline::load(&p).unwrap();
+        let plan = perfgate::suite::plan(&b, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(!plan.models.is_empty(), "{}", p.display());
+        assert!(b.to_records().is_empty(), "{} has numbers", p.display());
+        n += 1;
+    }
+    assert!(n >= 5, "expected the shipped suites, found {n}");
+}
