@@ -194,6 +194,25 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         eprintln!("perfgate: wrote baseline {}", path.display());
     }
 
+    if base_recs.is_empty() {
+        // A suite file (no numbers): measure only; nothing to gate against.
+        eprintln!(
+            "perfgate: {shown} has no baseline numbers: measured {} record(s), gated nothing",
+            m.records.len()
+        );
+        for e in &m.errors {
+            eprintln!("perfgate: error: {} {}: {}", e.model, e.scenario, first_line(&e.message));
+        }
+        eprintln!(
+            "perfgate: results, engine logs and engine metrics are in {}",
+            out.dir.display()
+        );
+        return Ok(if m.errors.is_empty() && !m.interrupted {
+            Exit::Pass
+        } else {
+            Exit::Infra
+        });
+    }
     let cur_side = Side {
         sources: vec![out.dir.join("results.jsonl").display().to_string()],
         engine: Some(plan.engine.clone()),

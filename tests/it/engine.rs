@@ -323,3 +323,53 @@ fn shipped_suites_parse_and_plan() {
     }
     assert!(n >= 5, "expected the shipped suites, found {n}");
 }
+
+// ---- the real CPU engine (llama.cpp) -------------------------------------------------------
+
+/// True when the CPU engine is installed (scripts/install-engine.sh + .cache/env.sh); panics
+/// when it is required (PERFGATE_REQUIRE_ENGINE=1) but missing.
+pub fn engine_available() -> bool {
+    let ok = std::env::var_os("PERFGATE_MODEL").is_some_and(|p| Path::new(&p).is_file());
+    if !ok && std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
+        panic!("PERFGATE_REQUIRE_ENGINE=1 but PERFGATE_MODEL is not an installed GGUF file");
+    }
+    if !ok {
+        eprintln!("skipped: the CPU engine is not installed (run scripts/install-engine.sh)");
+    }
+    ok
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_llamacpp_preset_launches_serves_metrics_and_stops() {
+    if !engine_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let b = perfgate::baseline::Baseline::load(&root.join("suites/cpu-llamacpp.toml")).unwrap();
+    let port = free_port();
+    let plan = perfgate::suite::plan(
+        &b,
+        &perfgate::suite::Overrides {
+            port: Some(port),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let m = &plan.models[0];
+    let mut s = spec(dir.path(), m.launch.command.as_deref().unwrap(), port);
+    s.served_model_name = m.served_model_name.clone();
+    s.start_timeout = Duration::from_secs(60);
+    let mut e = Engine::spawn(s).unwrap();
+    let http = reqwest::Client::new();
+    let ready = e.wait_ready(&http).await;
+    let log = std::fs::read_to_string(dir.path().join("logs/engine.log")).unwrap_or_default();
+    ready.unwrap_or_else(|err| panic!("{err}\nlog:\n{log}"));
+    let snap = metrics::scrape(&http, &m.launch.base_url).await.unwrap();
+    assert_eq!(snap.namespace().as_deref(), Some("llamacpp"), "{snap:?}");
+    let pgid = e.pgid();
+    let out = e.stop().await;
+    assert!(!out.killed, "{out:?}");
+    assert!(out.port_freed);
+    assert!(group_gone(pgid));
+}
