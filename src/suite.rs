@@ -447,9 +447,9 @@ pub fn render(template: &str, v: &Vars<'_>) -> Result<String, SuiteError> {
             rest = &tail[close..];
             continue;
         }
-        if tail.starts_with('}') {
+        if let Some(after) = tail.strip_prefix('}') {
             out.push('}');
-            rest = &tail[1..];
+            rest = after;
             continue;
         }
         let Some(close) = tail.find('}') else {
