@@ -292,11 +292,15 @@ pub fn plan(baseline: &Baseline, ov: &Overrides) -> Result<Plan, SuiteError> {
         (None, Some(_)) => None,
         (None, None) => return Err(SuiteError::CustomWithoutCommand),
     };
-    let image = ov.engine_image.clone().or_else(|| eng.image.clone()).or_else(|| {
-        preset.image_repo().map(|repo| {
-            format!("{repo}:{}", eng.version.as_deref().unwrap_or("latest"))
-        })
-    });
+    let image = ov
+        .engine_image
+        .clone()
+        .or_else(|| eng.image.clone())
+        .or_else(|| {
+            preset
+                .image_repo()
+                .map(|repo| format!("{repo}:{}", eng.version.as_deref().unwrap_or("latest")))
+        });
     let port = ov
         .port
         .or(launch.port)
@@ -342,7 +346,10 @@ pub fn plan(baseline: &Baseline, ov: &Overrides) -> Result<Plan, SuiteError> {
         if m.scenarios.is_empty() {
             return Err(SuiteError::NoScenarios(m.name.clone()));
         }
-        let served = m.served_model_name.clone().unwrap_or_else(|| m.name.clone());
+        let served = m
+            .served_model_name
+            .clone()
+            .unwrap_or_else(|| m.name.clone());
         let tp = m.tensor_parallel_size.unwrap_or(1);
         let mut extra: Vec<String> = Vec::new();
         if let (Some(flag), Some(s)) = (preset.served_name_flag(), &m.served_model_name) {
@@ -440,9 +447,9 @@ pub fn render(template: &str, v: &Vars<'_>) -> Result<String, SuiteError> {
             rest = &tail[close..];
             continue;
         }
-        if tail.starts_with('}') {
+        if let Some(after) = tail.strip_prefix('}') {
             out.push('}');
-            rest = &tail[1..];
+            rest = after;
             continue;
         }
         let Some(close) = tail.find('}') else {
@@ -480,7 +487,8 @@ pub fn render(template: &str, v: &Vars<'_>) -> Result<String, SuiteError> {
 pub fn shell_quote(s: &str) -> String {
     let safe = !s.is_empty()
         && s.chars().all(|c| {
-            c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | ':' | '@' | '%' | '+' | '=' | ',')
+            c.is_ascii_alphanumeric()
+                || matches!(c, '_' | '-' | '.' | '/' | ':' | '@' | '%' | '+' | '=' | ',')
         });
     if safe {
         s.to_string()
@@ -495,11 +503,15 @@ pub fn docker_container(cmd: &str) -> Option<String> {
         .split(|c: char| c.is_whitespace() || c == '\\')
         .filter(|w| !w.is_empty())
         .collect();
-    let run_at = words.windows(2).position(|w| w[0] == "docker" && w[1] == "run")?;
+    let run_at = words
+        .windows(2)
+        .position(|w| w[0] == "docker" && w[1] == "run")?;
     let rest = &words[run_at + 2..];
     for (i, w) in rest.iter().enumerate() {
         if *w == "--name" {
-            return rest.get(i + 1).map(|n| n.trim_matches(['\'', '"']).to_string());
+            return rest
+                .get(i + 1)
+                .map(|n| n.trim_matches(['\'', '"']).to_string());
         }
         if let Some(n) = w.strip_prefix("--name=") {
             return Some(n.trim_matches(['\'', '"']).to_string());
@@ -566,11 +578,19 @@ pub fn render_dry_run(plan: &Plan, source: &str, runs: u32) -> String {
     let n_scen: usize = plan.models.iter().map(|m| m.scenarios.len()).sum();
     let version = plan.engine_version.as_deref().unwrap_or("(no version)");
     let preset = plan.models.first().map_or("-", |m| m.launch.preset.name());
+    let distinct: std::collections::BTreeSet<&str> = plan
+        .models
+        .iter()
+        .flat_map(|m| m.scenarios.iter().map(|s| s.id.as_str()))
+        .collect();
     let _ = writeln!(
         s,
-        "perfgate check --dry-run: {source}\nengine {} {version}, preset {preset}; {} model(s), {n_scen} scenario(s), {runs} run(s) each; nothing is run.",
+        "perfgate check --dry-run: {source}\nengine {} {version}, preset {preset}: {} model(s), {} distinct scenario(s), \
+         {n_scen} model × scenario pair(s), {} each; nothing is run.",
         plan.engine,
         plan.models.len(),
+        distinct.len(),
+        plural(runs, "run"),
     );
     for (i, m) in plan.models.iter().enumerate() {
         let l = &m.launch;
@@ -607,7 +627,11 @@ pub fn render_dry_run(plan: &Plan, source: &str, runs: u32) -> String {
                     }
                 };
                 let _ = writeln!(s, "stop:   {stop}; wait until port {} is free", l.port);
-                let _ = writeln!(s, "logs:   logs/{}.log in the output directory", slug(&m.name));
+                let _ = writeln!(
+                    s,
+                    "logs:   logs/{}.log in the output directory",
+                    slug(&m.name)
+                );
             }
             None => {
                 let _ = writeln!(
@@ -642,7 +666,8 @@ pub fn run_order(n: usize, run_index: u32) -> Vec<usize> {
         return idx;
     }
     // SplitMix64 driven Fisher–Yates: small, deterministic, no RNG dependency in a pure module.
-    let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ u64::from(run_index).wrapping_mul(0xD1B5_4A32_D192_ED03);
+    let mut state =
+        0x9E37_79B9_7F4A_7C15u64 ^ u64::from(run_index).wrapping_mul(0xD1B5_4A32_D192_ED03);
     let mut next = || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = state;
@@ -691,16 +716,25 @@ mod tests {
         );
         let p = plan(&b, &Overrides::default()).unwrap();
         let cmd = p.models[1].launch.command.as_deref().unwrap();
-        assert!(cmd.starts_with("docker run --runtime nvidia --gpus all \\\n"), "{cmd}");
+        assert!(
+            cmd.starts_with("docker run --runtime nvidia --gpus all \\\n"),
+            "{cmd}"
+        );
         assert!(cmd.contains("--env \"VLLM_LOGGING_LEVEL=ERROR\""), "{cmd}");
         assert!(cmd.contains("-p 8000:8000"), "{cmd}");
-        assert!(cmd.contains("--ipc=host --rm --name perfgate-vllm"), "{cmd}");
+        assert!(
+            cmd.contains("--ipc=host --rm --name perfgate-vllm"),
+            "{cmd}"
+        );
         assert!(cmd.contains("    vllm/vllm-openai:v0.10.1 \\\n"), "{cmd}");
         assert!(
             cmd.contains("--model Qwen/Qwen3-235B-A22B --tensor-parallel-size 8"),
             "{cmd}"
         );
-        assert!(cmd.contains("${HF_HOME:-$HOME/.cache/huggingface}:/root/"), "{cmd}");
+        assert!(
+            cmd.contains("${HF_HOME:-$HOME/.cache/huggingface}:/root/"),
+            "{cmd}"
+        );
         assert_eq!(
             p.models[1].launch.stop,
             StopMethod::Docker {
@@ -776,7 +810,9 @@ mod tests {
         let cmd = p.models[0].launch.command.clone().unwrap();
         assert!(cmd.contains("lmsysorg/sglang:v0.5.1-cu126"), "{cmd}");
         assert!(
-            cmd.contains("python3 -m sglang.launch_server --model-path Qwen/Qwen3-235B-A22B --tp 8"),
+            cmd.contains(
+                "python3 -m sglang.launch_server --model-path Qwen/Qwen3-235B-A22B --tp 8"
+            ),
             "{cmd}"
         );
         let ov = Overrides {
@@ -843,7 +879,10 @@ mod tests {
             docker_container("docker run --rm \\\n  --name vllm img --model m").as_deref(),
             Some("vllm")
         );
-        assert_eq!(docker_container("docker run --name=x img").as_deref(), Some("x"));
+        assert_eq!(
+            docker_container("docker run --name=x img").as_deref(),
+            Some("x")
+        );
         assert_eq!(docker_container("vllm serve m --name x"), None);
     }
 

@@ -50,7 +50,9 @@ impl EngineError {
             EngineError::ExitedBeforeReady { status, .. } => {
                 format!("engine exited ({status}) before it became ready")
             }
-            EngineError::StartTimeout { timeout_s, last, .. } => {
+            EngineError::StartTimeout {
+                timeout_s, last, ..
+            } => {
                 format!("engine not ready within {timeout_s} s ({last})")
             }
             EngineError::Exited { status, .. } => {

@@ -67,7 +67,9 @@ pub struct Engine {
 pub fn port_in_use(port: u16) -> Option<String> {
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     if TcpStream::connect_timeout(&addr, Duration::from_millis(300)).is_ok() {
-        return Some(format!("something already accepts connections on 127.0.0.1:{port}"));
+        return Some(format!(
+            "something already accepts connections on 127.0.0.1:{port}"
+        ));
     }
     match TcpListener::bind(addr) {
         Ok(_) => None,
