@@ -10,5 +10,6 @@ pub mod baseline;
 pub mod cli;
 pub mod dataset;
 pub mod gate;
+pub mod github;
 pub mod record;
 pub mod tokenizer;
