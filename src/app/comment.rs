@@ -104,12 +104,14 @@ pub(crate) fn post_report(
     let want_comment = !gh.no_comment;
     let want_check = !gh.no_check_run;
     if want_comment || want_check {
+        // The HTTP client must be built inside the runtime that drives it.
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        let guard = rt.enter();
         match plan(&ctx, gh, want_comment, want_check) {
             Err(why) => warn(&ctx, "warning", &why),
             Ok((client, pr, sha)) => {
-                let rt = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()?;
                 if let Some(pr) = pr {
                     match rt.block_on(client.upsert_comment(pr, &report.kind, markdown)) {
                         Ok(c) => {
@@ -151,6 +153,7 @@ pub(crate) fn post_report(
                 }
             }
         }
+        drop(guard);
     }
     if let Some(p) = &ctx.output {
         let pairs: Vec<(&str, &str)> = outputs.iter().map(|(k, v)| (*k, v.as_str())).collect();
