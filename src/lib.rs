@@ -13,6 +13,7 @@ pub mod dataset;
 pub mod engine;
 pub mod fakeserver;
 pub mod gate;
+pub mod github;
 pub mod load;
 pub mod metrics;
 pub mod output;

@@ -447,9 +447,9 @@ pub fn render(template: &str, v: &Vars<'_>) -> Result<String, SuiteError> {
             rest = &tail[close..];
             continue;
         }
-        if tail.starts_with('}') {
+        if let Some(after) = tail.strip_prefix('}') {
             out.push('}');
-            rest = &tail[1..];
+            rest = after;
             continue;
         }
         let Some(close) = tail.find('}') else {
@@ -578,11 +578,19 @@ pub fn render_dry_run(plan: &Plan, source: &str, runs: u32) -> String {
     let n_scen: usize = plan.models.iter().map(|m| m.scenarios.len()).sum();
     let version = plan.engine_version.as_deref().unwrap_or("(no version)");
     let preset = plan.models.first().map_or("-", |m| m.launch.preset.name());
+    let distinct: std::collections::BTreeSet<&str> = plan
+        .models
+        .iter()
+        .flat_map(|m| m.scenarios.iter().map(|s| s.id.as_str()))
+        .collect();
     let _ = writeln!(
         s,
-        "perfgate check --dry-run: {source}\nengine {} {version}, preset {preset}; {} model(s), {n_scen} scenario(s), {runs} run(s) each; nothing is run.",
+        "perfgate check --dry-run: {source}\nengine {} {version}, preset {preset}: {} model(s), {} distinct scenario(s), \
+         {n_scen} model × scenario pair(s), {} each; nothing is run.",
         plan.engine,
         plan.models.len(),
+        distinct.len(),
+        plural(runs, "run"),
     );
     for (i, m) in plan.models.iter().enumerate() {
         let l = &m.launch;

@@ -80,6 +80,18 @@ pub struct LiveArgs {
     #[arg(long)]
     pub tokenizer: Option<String>,
 
+    /// ShareGPT JSON for `sharegpt` scenarios.
+    #[arg(long, value_name = "FILE", env = "PERFGATE_SHAREGPT")]
+    pub dataset_path: Option<PathBuf>,
+
+    /// Per-request deadline in seconds (default: none; a hung engine is caught by the health watch).
+    #[arg(long, value_name = "SECS")]
+    pub request_timeout: Option<f64>,
+
+    /// Hard limit in seconds for one scenario run, after which it counts as an engine fault.
+    #[arg(long, default_value_t = 10800.0, value_name = "SECS")]
+    pub scenario_timeout: f64,
+
     /// Also write the measured runs as a baseline file (the suite plus the numbers).
     #[arg(long, value_name = "FILE")]
     pub save_baseline: Option<PathBuf>,

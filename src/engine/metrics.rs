@@ -48,8 +48,13 @@ const PREEMPTIONS: &[&str] = &[
     "num_preemptions",
     "num_retracted_reqs_total",
 ];
-const PREFIX_HITS: &[&str] = &["prefix_cache_hits_total", "prefix_cache_hits"];
-const PREFIX_QUERIES: &[&str] = &["prefix_cache_queries_total", "prefix_cache_queries"];
+/// (hits, queries) counter pairs: vLLM counts prefix-cache tokens hit/queried; llama.cpp counts
+/// prompt tokens served from its cache out of all prompt tokens.
+const PREFIX_PAIRS: &[(&str, &str)] = &[
+    ("prefix_cache_hits_total", "prefix_cache_queries_total"),
+    ("prefix_cache_hits", "prefix_cache_queries"),
+    ("prompt_tokens_cached_total", "prompt_tokens_total"),
+];
 /// Hit-rate gauges in [0, 1], for engines without hit/query counters.
 const PREFIX_RATE: &[&str] = &["gpu_prefix_cache_hit_rate", "cache_hit_rate"];
 
@@ -236,13 +241,19 @@ impl Sampler {
             st.sources.insert("preemptions".into(), name);
             st.preemptions = Some(d);
         }
-        match (delta(PREFIX_HITS), delta(PREFIX_QUERIES)) {
-            (Some((hn, h)), Some((qn, q))) if q > 0.0 => {
+        let pair = PREFIX_PAIRS
+            .iter()
+            .find_map(|(h, q)| match (delta(&[h]), delta(&[q])) {
+                (Some(hits), Some(queries)) if queries.1 > 0.0 => Some((hits, queries)),
+                _ => None,
+            });
+        match pair {
+            Some(((hn, h), (qn, q))) => {
                 st.sources
                     .insert("prefix_cache_hit_rate".into(), format!("{hn} / {qn}"));
                 st.prefix_cache_hit_rate = Some(h / q);
             }
-            _ => {
+            None => {
                 // The engine's own (cumulative or windowed) hit-rate gauge, as last seen.
                 if let Some((name, _, _, last)) = gauge(PREFIX_RATE) {
                     st.sources.insert("prefix_cache_hit_rate".into(), name);
@@ -383,6 +394,21 @@ vllm:time_to_first_token_seconds_sum{model_name="Qwen/Qwen3-8B"} 1.5
         assert_eq!(s.waiting_max, Some(1.0));
         assert_eq!(s.kv_cache_usage_max, Some(0.0625));
         assert_eq!(s.preemptions, None);
+
+        let c = |cached: u32, total: u32| {
+            parse(&format!(
+                "# TYPE llamacpp:prompt_tokens_total counter\nllamacpp:prompt_tokens_total {total}\n\
+                 # TYPE llamacpp:prompt_tokens_cached_total counter\nllamacpp:prompt_tokens_cached_total {cached}\n"
+            ))
+            .unwrap()
+        };
+        let s = Sampler {
+            before: Some(c(10, 100)),
+            after: Some(c(40, 300)),
+            ..Default::default()
+        }
+        .summarize();
+        assert_eq!(s.prefix_cache_hit_rate, Some(30.0 / 200.0));
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The integration-test binary: one module per area, shared helpers in `support`.
+//! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
 
-mod support;
-
+mod engine;
 mod faults;
+mod github;
 mod run;
+mod support;
