@@ -1,0 +1,3 @@
+//! perfgate's one integration-test binary: each area has its own module.
+
+mod engine;
