@@ -11,4 +11,5 @@ pub mod cli;
 pub mod dataset;
 pub mod gate;
 pub mod record;
+pub mod report;
 pub mod tokenizer;
