@@ -116,7 +116,14 @@ mod cli {
     fn run_against(url: &str, dir: &std::path::Path) -> std::process::Output {
         let tok = word_tokenizer_json(dir);
         perfgate()
-            .args(["run", "--base-url", url, "--model", "fake-model", "--tokenizer"])
+            .args([
+                "run",
+                "--base-url",
+                url,
+                "--model",
+                "fake-model",
+                "--tokenizer",
+            ])
             .arg(&tok)
             .args([
                 "--random-input-len",
@@ -145,9 +152,18 @@ mod cli {
         let out = run_against(&server.url(), dir.path());
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert_eq!(out.status.code(), Some(0), "{stdout}");
-        assert!(stdout.contains("Successful requests:                     4 "), "{stdout}");
-        assert!(stdout.contains("Failed requests:                         2 "), "{stdout}");
-        assert!(stdout.contains("sse_error_event:                         2 "), "{stdout}");
+        assert!(
+            stdout.contains("Successful requests:                     4 "),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("Failed requests:                         2 "),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("sse_error_event:                         2 "),
+            "{stdout}"
+        );
         assert!(stdout.contains("  first: fake in-band error\n"), "{stdout}");
     }
 
@@ -161,6 +177,9 @@ mod cli {
         let out = run_against(&server.url(), dir.path());
         assert_eq!(out.status.code(), Some(3));
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("all 6 requests failed") && err.contains("http_500"), "{err}");
+        assert!(
+            err.contains("all 6 requests failed") && err.contains("http_500"),
+            "{err}"
+        );
     }
 }
