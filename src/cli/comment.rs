@@ -70,3 +70,15 @@ pub struct GithubArgs {
     #[arg(long, env = "PERFGATE_GITHUB_TIMEOUT_SECS", default_value_t = 30)]
     pub github_timeout_secs: u64,
 }
+
+/// `perfgate check --github`: post the report at the end of the check (flattened into `check`).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "GitHub (with --github)")]
+pub struct CheckGithubArgs {
+    /// After gating, write the job summary and outputs and post the PR comment and check run
+    /// (like `perfgate comment`).
+    #[arg(long)]
+    pub github: bool,
+    #[command(flatten)]
+    pub post: GithubArgs,
+}
