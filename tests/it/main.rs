@@ -1,4 +1,4 @@
-//! perfgate's one integration-test binary: each area has its own module; helpers live in `support/`.
+//! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
 
 mod engine;
 mod github;
