@@ -493,3 +493,169 @@ async fn merge_then_comment_posts_one_comment_for_every_model() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("b.json"), "{}", text(&out));
 }
+
+/// The `run:` script of the action's "Run perfgate" step, cut out of action.yml by indentation.
+fn action_script() -> String {
+    let yml =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let mut lines = yml
+        .lines()
+        .skip_while(|l| l.trim() != "- name: Run perfgate");
+    let mut script = Vec::new();
+    let mut indent = None;
+    for l in lines.by_ref().skip_while(|l| l.trim() != "run: |").skip(1) {
+        let n = l.len() - l.trim_start().len();
+        let ind = *indent.get_or_insert(n);
+        if !l.trim().is_empty() && n < ind {
+            break;
+        }
+        script.push(l.get(ind..).unwrap_or(""));
+    }
+    assert!(script.len() > 10, "run script not found in action.yml");
+    script.join("\n")
+}
+
+async fn run_action(dir: &Path, env: &[(&str, String)]) -> Output {
+    let script = dir.join("step.sh");
+    std::fs::write(&script, action_script()).unwrap();
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg(&script)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn action_passes_inputs_as_single_arguments_and_never_evaluates_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let stub = dir.path().join("perfgate-stub");
+    std::fs::write(
+        &stub,
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > args.txt\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&stub, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let evil = "vllm serve {model} --port {port}; touch pwned $(touch pwned2) `touch pwned3`";
+    let out = run_action(
+        dir.path(),
+        &[
+            ("PG_BIN", stub.display().to_string()),
+            ("PG_ROOT", String::new()),
+            ("PG_MODE", "check".into()),
+            ("PG_BASELINE", "baselines/v0.10.1.toml".into()),
+            ("PG_MODELS", "Qwen/Qwen3-8B".into()),
+            ("PG_ENGINE_CMD", evil.into()),
+            ("PG_ENGINE_IMAGE", String::new()),
+            ("PG_BASE_URL", String::new()),
+            ("PG_RUNS", "3".into()),
+            ("PG_FAIL_ON", "regression".into()),
+            ("PG_COMMENT", "false".into()),
+            ("PG_REPORTS", String::new()),
+            ("PG_PR", String::new()),
+            ("PG_SHA", String::new()),
+            ("PG_OUT", "out".into()),
+            (
+                "GITHUB_OUTPUT",
+                dir.path().join("output.txt").display().to_string(),
+            ),
+        ],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let args = std::fs::read_to_string(dir.path().join("args.txt")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(
+        args,
+        vec![
+            "check",
+            "--baseline",
+            "baselines/v0.10.1.toml",
+            "--output-dir",
+            "out",
+            "--json",
+            "out/report.json",
+            "--fail-on",
+            "regression",
+            "--models",
+            "Qwen/Qwen3-8B",
+            "--engine-cmd",
+            evil,
+            "--runs",
+            "3",
+            "--github",
+            "--no-comment",
+            "--no-check-run",
+        ]
+    );
+    for f in ["pwned", "pwned2", "pwned3"] {
+        assert!(!dir.path().join(f).exists(), "an input was executed");
+    }
+    assert!(std::fs::read_to_string(dir.path().join("output.txt"))
+        .unwrap()
+        .contains("exit-code=1"));
+}
+
+#[tokio::test]
+async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), false);
+    let reports = job.path("perfgate-reports");
+    for (i, r) in [
+        report(
+            "a",
+            TopVerdict::Pass,
+            vec![row("a", "s", "output_throughput", Verdict::Pass, 0.5)],
+        ),
+        failing_report(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let d = reports.join(format!("perfgate-{i}"));
+        std::fs::create_dir_all(&d).unwrap();
+        write(&d, "report.json", r);
+    }
+    let env = vec![
+        ("PG_BIN", env!("CARGO_BIN_EXE_perfgate").to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_MODE", "merge".into()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_COMMENT", "true".into()),
+        ("PG_REPORTS", reports.display().to_string()),
+        ("PG_PR", PR.to_string()),
+        ("PG_SHA", HEAD_SHA.into()),
+        ("PG_OUT", "merged".into()),
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+        ("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}")),
+        ("GITHUB_API_URL", server.uri()),
+        ("GITHUB_EVENT_NAME", "workflow_run".into()),
+        (
+            "GITHUB_STEP_SUMMARY",
+            job.path("summary.md").display().to_string(),
+        ),
+        (
+            "GITHUB_OUTPUT",
+            job.path("output.txt").display().to_string(),
+        ),
+        ("PERFGATE_GITHUB_RETRY_DELAY_MS", "20".into()),
+    ];
+    let out = run_action(job.dir.path(), &env).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(fake.comments().len(), 1);
+    let runs = fake.check_runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["head_sha"], HEAD_SHA);
+    assert_eq!(output_value(&job, "verdict").as_deref(), Some("fail"));
+    assert!(job.read("output.txt").contains("exit-code=1"));
+    let merged: Value = serde_json::from_str(&job.read("merged/report.json")).unwrap();
+    assert_eq!(merged["rows"].as_array().unwrap().len(), 4);
+    assert_no_token(&job, &[&out]);
+}
