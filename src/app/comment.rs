@@ -91,12 +91,12 @@ pub(crate) fn post_report(
     let mut problems: Vec<GithubError> = Vec::new();
 
     // 1. Local outputs first: they must exist whatever GitHub does.
-    if let Some(p) = &ctx.step_summary {
+    if let Some(p) = ctx.step_summary.as_ref().filter(|_| !gh.no_summary) {
         if let Err(e) = actions::append_step_summary(p, markdown) {
             warn(&ctx, "warning", &e.to_string());
         }
     }
-    if ctx.in_actions {
+    if ctx.in_actions && !gh.no_summary {
         for line in actions::annotations(report, ANNOTATION_LIMIT) {
             println!("{line}");
         }

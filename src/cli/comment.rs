@@ -50,6 +50,9 @@ pub struct GithubArgs {
     /// Do not create a check run.
     #[arg(long)]
     pub no_check_run: bool,
+    /// Do not write the job summary or print annotations (another step already did).
+    #[arg(long)]
+    pub no_summary: bool,
     /// Check run name (default: `perfgate`, or `perfgate (KIND)` for other report kinds).
     #[arg(long, value_name = "NAME")]
     pub check_name: Option<String>,

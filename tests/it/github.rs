@@ -494,13 +494,12 @@ async fn merge_then_comment_posts_one_comment_for_every_model() {
     assert!(text(&out).contains("b.json"), "{}", text(&out));
 }
 
-/// The `run:` script of the action's "Run perfgate" step, cut out of action.yml by indentation.
-fn action_script() -> String {
+/// The `run:` script of one of the action's steps, cut out of action.yml by indentation.
+fn action_script(step: &str) -> String {
     let yml =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
-    let mut lines = yml
-        .lines()
-        .skip_while(|l| l.trim() != "- name: Run perfgate");
+    let name = format!("- name: {step}");
+    let mut lines = yml.lines().skip_while(|l| l.trim() != name);
     let mut script = Vec::new();
     let mut indent = None;
     for l in lines.by_ref().skip_while(|l| l.trim() != "run: |").skip(1) {
@@ -511,13 +510,16 @@ fn action_script() -> String {
         }
         script.push(l.get(ind..).unwrap_or(""));
     }
-    assert!(script.len() > 10, "run script not found in action.yml");
+    assert!(
+        script.iter().any(|l| !l.trim().is_empty()),
+        "no `run: |` script for step `{step}` in action.yml"
+    );
     script.join("\n")
 }
 
-async fn run_action(dir: &Path, env: &[(&str, String)]) -> Output {
+async fn run_action(dir: &Path, step: &str, env: &[(&str, String)]) -> Output {
     let script = dir.join("step.sh");
-    std::fs::write(&script, action_script()).unwrap();
+    std::fs::write(&script, action_script(step)).unwrap();
     let mut cmd = tokio::process::Command::new("bash");
     cmd.arg(&script)
         .current_dir(dir)
@@ -545,6 +547,7 @@ async fn action_passes_inputs_as_single_arguments_and_never_evaluates_them() {
     let evil = "vllm serve {model} --port {port}; touch pwned $(touch pwned2) `touch pwned3`";
     let out = run_action(
         dir.path(),
+        "Run perfgate",
         &[
             ("PG_BIN", stub.display().to_string()),
             ("PG_ROOT", String::new()),
@@ -556,11 +559,9 @@ async fn action_passes_inputs_as_single_arguments_and_never_evaluates_them() {
             ("PG_BASE_URL", String::new()),
             ("PG_RUNS", "3".into()),
             ("PG_FAIL_ON", "regression".into()),
-            ("PG_COMMENT", "false".into()),
             ("PG_REPORTS", String::new()),
-            ("PG_PR", String::new()),
-            ("PG_SHA", String::new()),
             ("PG_OUT", "out".into()),
+            ("GITHUB_TOKEN", TOKEN.into()),
             (
                 "GITHUB_OUTPUT",
                 dir.path().join("output.txt").display().to_string(),
@@ -568,7 +569,8 @@ async fn action_passes_inputs_as_single_arguments_and_never_evaluates_them() {
         ],
     )
     .await;
-    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    // The step itself succeeds: the gate's code is applied after posting.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let args = std::fs::read_to_string(dir.path().join("args.txt")).unwrap();
     let args: Vec<&str> = args.lines().collect();
     assert_eq!(
@@ -593,6 +595,10 @@ async fn action_passes_inputs_as_single_arguments_and_never_evaluates_them() {
             "--no-comment",
             "--no-check-run",
         ]
+    );
+    assert!(
+        !dir.path().join("token.txt").exists(),
+        "perfgate check saw the token"
     );
     for f in ["pwned", "pwned2", "pwned3"] {
         assert!(!dir.path().join(f).exists(), "an input was executed");
@@ -622,12 +628,11 @@ async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
         std::fs::create_dir_all(&d).unwrap();
         write(&d, "report.json", r);
     }
-    let env = vec![
+    let mut env = vec![
         ("PG_BIN", env!("CARGO_BIN_EXE_perfgate").to_string()),
         ("PG_ROOT", String::new()),
         ("PG_MODE", "merge".into()),
         ("PG_FAIL_ON", "regression".into()),
-        ("PG_COMMENT", "true".into()),
         ("PG_REPORTS", reports.display().to_string()),
         ("PG_PR", PR.to_string()),
         ("PG_SHA", HEAD_SHA.into()),
@@ -647,7 +652,19 @@ async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
         ),
         ("PERFGATE_GITHUB_RETRY_DELAY_MS", "20".into()),
     ];
-    let out = run_action(job.dir.path(), &env).await;
+    let gate = run_action(job.dir.path(), "Run perfgate", &env).await;
+    assert_eq!(gate.status.code(), Some(0), "{}", text(&gate));
+    assert!(fake.comments().is_empty(), "the gate step does not post");
+    let outputs = job.read("output.txt");
+    let report_line = outputs
+        .lines()
+        .find_map(|l| l.strip_prefix("report="))
+        .unwrap();
+    env.push(("PG_REPORT", report_line.to_string()));
+    let post = run_action(job.dir.path(), "Post to the pull request", &env).await;
+    assert_eq!(post.status.code(), Some(0), "{}", text(&post));
+    env.push(("CODE", "1".into()));
+    let out = run_action(job.dir.path(), "Exit with the gate's code", &env).await;
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(fake.comments().len(), 1);
     let runs = fake.check_runs();
@@ -657,5 +674,12 @@ async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
     assert!(job.read("output.txt").contains("exit-code=1"));
     let merged: Value = serde_json::from_str(&job.read("merged/report.json")).unwrap();
     assert_eq!(merged["rows"].as_array().unwrap().len(), 4);
-    assert_no_token(&job, &[&out]);
+    assert_no_token(&job, &[&gate, &post, &out]);
+    // The summary was written once, by the gate step.
+    assert_eq!(
+        job.read("summary.md")
+            .matches("<!-- perfgate:check -->")
+            .count(),
+        1
+    );
 }
