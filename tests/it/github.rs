@@ -683,3 +683,54 @@ async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
         1
     );
 }
+
+#[tokio::test]
+async fn rate_limits_are_retried_only_when_the_wait_is_short() {
+    let (server, fake) = FakeGithub::start().await;
+    // A secondary rate limit asking for no wait: retried, then posted.
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/issues/{PR}/comments")))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .append_header("retry-after", "0")
+                .set_body_json(json!({"message": "You have exceeded a secondary rate limit."})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    // The hourly quota spent, reset in an hour: no point waiting.
+    let reset = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3600;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/check-runs")))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .append_header("x-ratelimit-remaining", "0")
+                .append_header("x-ratelimit-reset", reset.to_string().as_str())
+                .set_body_json(json!({"message": "API rate limit exceeded for installation."})),
+        )
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let job = Job::new(&failing_report(), false);
+    let started = std::time::Instant::now();
+    let out = job.comment(&server.uri(), &[]).await;
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert_eq!(fake.comments().len(), 1, "{all}");
+    assert!(
+        all.contains("HTTP 429") && all.contains("retry 1/3"),
+        "{all}"
+    );
+    assert!(all.contains("giving up"), "{all}");
+    assert!(
+        !all.contains("permissions:"),
+        "a rate limit is not a permission problem: {all}"
+    );
+    assert!(fake.check_runs().is_empty());
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
