@@ -8,7 +8,16 @@
 pub mod app;
 pub mod baseline;
 pub mod cli;
+pub mod client;
 pub mod dataset;
+pub mod engine;
+pub mod fakeserver;
 pub mod gate;
+pub mod github;
+pub mod load;
+pub mod metrics;
+pub mod output;
 pub mod record;
+pub mod sse;
+pub mod suite;
 pub mod tokenizer;

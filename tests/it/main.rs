@@ -1,0 +1,5 @@
+//! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
+
+mod engine;
+mod github;
+mod support;
