@@ -80,7 +80,12 @@ fn main() {
             let t3 = Instant::now();
             let c = report::render_json(&rep);
             if std::env::var_os("PERFGATE_BENCH_SPLIT").is_some() {
-                eprintln!("terminal {:?} markdown {:?} json {:?}", t2 - t1, t3 - t2, t3.elapsed());
+                eprintln!(
+                    "terminal {:?} markdown {:?} json {:?}",
+                    t2 - t1,
+                    t3 - t2,
+                    t3.elapsed()
+                );
             }
             std::hint::black_box((a, b, c));
             times.push(t.elapsed());
