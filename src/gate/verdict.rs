@@ -264,8 +264,10 @@ pub fn evaluate(
             };
             // The noise prior: pooled from this check's own repeated runs when they give
             // enough degrees of freedom, else the configured prior.
+            // Both sides lean on the same pool, so each gets half its degrees of freedom: the
+            // combined t reference then has about the pool's, not twice as many.
             let (sigma, sigma_df) = match pooled.get(metric.as_str()) {
-                Some(&(var, df)) if df >= MIN_POOLED_DF => (var.sqrt(), df),
+                Some(&(var, df)) if df >= MIN_POOLED_DF => (var.sqrt(), df / 2.0),
                 _ => (rule.noise_pct / 100.0, cfg.prior_df()),
             };
             match stats::compare(&bs, &cs, sigma, sigma_df) {
@@ -442,7 +444,7 @@ fn fill_side(side: &mut Side, recs: &[ScenarioResult]) {
 pub fn method_sentence(cfg: &GateConfig, n_gated: usize) -> String {
     format!(
         "Each metric is compared on the log scale per model and scenario (Welch's t with ≥2 runs a \
-         side, a prediction interval for one new run, a stated noise prior for one run a side); \
+         side, noise pooled across the check's scenarios; a prediction interval for one new run, a stated noise prior for one run a side); \
          a row regresses when it is significantly worse after Holm's correction across all \
          {n_gated} gated rows (family-wise α = {}) and worse than its tolerance δ, and passes when \
          its {}% interval stays within δ.",
@@ -653,6 +655,46 @@ mod tests {
         let rep = eval(&base, &cur);
         let row = verdict_of(&rep, "m/a", 100, "output_throughput");
         assert_eq!(row.verdict, Verdict::Regressed);
+    }
+
+    #[test]
+    fn noise_is_pooled_from_repeated_runs() {
+        // Throughput that really varies ±8 % run to run, 6 % lower on the current side everywhere:
+        // with the 2 % prior this would look significant; the pooled noise says it is not.
+        let spread = [0.92, 1.0, 1.08];
+        let make = |shift: f64| -> Vec<ScenarioResult> {
+            let mut out = Vec::new();
+            for m in ["m/a", "m/b", "m/c"] {
+                for n in [100, 200] {
+                    for (i, f) in spread.iter().enumerate() {
+                        let mut r = scaled(&record(m, n, 1.0, 1.0), f * shift, 1.0);
+                        r.run_index = i as u32;
+                        out.push(r);
+                    }
+                }
+            }
+            out
+        };
+        let (base, cur) = (make(1.0), make(0.94));
+        let rep = eval(&base, &cur);
+        let row = verdict_of(&rep, "m/a", 100, "output_throughput");
+        assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
+        // With the pool disabled (one run of one side is not a pool) the prior would decide.
+        let loud = GateConfig::parse("[metrics.output_throughput]\nnoise_pct = 1\n", "g").unwrap();
+        let rep = evaluate(
+            &base,
+            &cur,
+            &[],
+            &loud,
+            "check",
+            Side::default(),
+            Side::default(),
+        );
+        assert_eq!(
+            verdict_of(&rep, "m/a", 100, "output_throughput").verdict,
+            Verdict::Inconclusive,
+            "the pool, not the configured prior, sets the noise"
+        );
     }
 
     #[test]
