@@ -10,5 +10,7 @@ pub mod baseline;
 pub mod cli;
 pub mod dataset;
 pub mod gate;
+pub mod import;
 pub mod record;
+pub mod sidebyside;
 pub mod tokenizer;
