@@ -370,7 +370,8 @@ impl Baseline {
         let mut notes = Vec::new();
         // model -> (ModelBaseline without scenarios, scenario id -> (params, runs))
         type Runs = Vec<(RunInfo, BTreeMap<String, f64>)>;
-        let mut models: Vec<(ModelBaseline, Vec<(String, ScenarioParams, Runs)>)> = Vec::new();
+        type Scenarios = Vec<(String, ScenarioParams, Runs)>;
+        let mut models: Vec<(ModelBaseline, Scenarios)> = Vec::new();
         if let Some(b) = base {
             for m in &b.models {
                 let mut scenarios = Vec::new();

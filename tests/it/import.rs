@@ -92,7 +92,7 @@ fn assert_matches_print(text: &str, rec: &ScenarioResult) {
         .unwrap();
     let json = serde_json::to_value(rec).unwrap();
     let lines = printed_block(text, header);
-    assert!(lines.len() >= 20, "{header}: only {} lines", lines.len());
+    assert!(lines.len() >= 15, "{header}: only {} lines", lines.len());
     for (k, printed) in lines {
         let got = &json[&k];
         match k.as_str() {
