@@ -18,6 +18,7 @@ pub mod load;
 pub mod metrics;
 pub mod output;
 pub mod record;
+pub mod report;
 pub mod sse;
 pub mod suite;
 pub mod tokenizer;
