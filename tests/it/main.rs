@@ -1,7 +1,9 @@
 //! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
 
+mod baselines;
 mod engine;
 mod faults;
 mod github;
+mod import;
 mod run;
 mod support;
