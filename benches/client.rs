@@ -113,7 +113,12 @@ impl Env {
                     .args(["--served-model-name", "bench"])
                     .arg("--tokenizer")
                     .arg(&self.tokenizer_dir)
-                    .args(["--dataset-name", "random-ids", "--random-range-ratio", "1.0"])
+                    .args([
+                        "--dataset-name",
+                        "random-ids",
+                        "--random-range-ratio",
+                        "1.0",
+                    ])
                     .args(["--random-input-len", &w.input_len.to_string()])
                     .args(["--random-output-len", &w.output_len.to_string()])
                     .args(["--num-prompts", &w.num_prompts.to_string()])
@@ -130,17 +135,27 @@ impl Env {
     }
 
     /// Run one client against a running server; Ok(None) when that client is not set up.
-    fn run(&self, client: Client, w: Workload, base_url: &str, tag: &str) -> Result<Option<ClientResult>, String> {
-        let name = format!("{}-{tag}", match client {
-            Client::Perfgate => "perfgate",
-            Client::Sglang => "sglang",
-        });
+    fn run(
+        &self,
+        client: Client,
+        w: Workload,
+        base_url: &str,
+        tag: &str,
+    ) -> Result<Option<ClientResult>, String> {
+        let name = format!(
+            "{}-{tag}",
+            match client {
+                Client::Perfgate => "perfgate",
+                Client::Sglang => "sglang",
+            }
+        );
         let out = self.work.join(format!("{name}.json"));
         let _ = std::fs::remove_file(&out);
         let Some(cmd) = self.command(client, w, base_url, &out) else {
             return Ok(None);
         };
-        let child = run_pinned(cmd, CLIENT_CORE, &self.work, &name, CHILD_LIMIT).map_err(|e| e.to_string())?;
+        let child = run_pinned(cmd, CLIENT_CORE, &self.work, &name, CHILD_LIMIT)
+            .map_err(|e| e.to_string())?;
         if child.exit_code != 0 {
             return Err(format!(
                 "{name}: exit code {}; stderr tail:\n{}",
@@ -148,7 +163,8 @@ impl Env {
                 child::tail(&child.stderr, 15)
             ));
         }
-        let text = std::fs::read_to_string(&out).map_err(|e| format!("{name}: no result file {}: {e}", out.display()))?;
+        let text = std::fs::read_to_string(&out)
+            .map_err(|e| format!("{name}: no result file {}: {e}", out.display()))?;
         // SGLang appends JSON lines; perfgate writes one object. Take the last non-empty line/object.
         let v: serde_json::Value = serde_json::from_str(text.trim())
             .or_else(|_| serde_json::from_str(text.trim().lines().last().unwrap_or("")))
@@ -180,7 +196,8 @@ struct Report {
 
 impl Report {
     fn row(&mut self, figure: &str, cells: BTreeMap<Client, String>, ratio: String, target: &str) {
-        self.rows.push((figure.to_string(), cells, ratio, target.to_string()));
+        self.rows
+            .push((figure.to_string(), cells, ratio, target.to_string()));
     }
 
     fn render(&self) -> String {
@@ -208,7 +225,9 @@ impl Report {
 
 fn ratio(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
-        (Some(p), Some(s)) if p.abs() > 0.0 && p.is_finite() && s.is_finite() => format!("{:.1}×", s / p),
+        (Some(p), Some(s)) if p.abs() > 0.0 && p.is_finite() && s.is_finite() => {
+            format!("{:.1}×", s / p)
+        }
         _ => "–".into(),
     }
 }
@@ -232,10 +251,22 @@ fn check(r: &ClientResult, w: Workload, label: &str, report: &mut Report) {
 
 /// Marginal CPU per streamed token and throughput: two blast runs of different output lengths.
 fn phase_cpu(env: &Env, report: &mut Report) {
-    let (n, short, long) = if env.quick { (256, 64, 512) } else { (512, 128, 1024) };
+    let (n, short, long) = if env.quick {
+        (256, 64, 512)
+    } else {
+        (512, 128, 1024)
+    };
     let reps = if env.quick { 1 } else { 3 };
-    let w1 = Workload { num_prompts: n, concurrency: 64, input_len: 128, output_len: short };
-    let w2 = Workload { output_len: long, ..w1 };
+    let w1 = Workload {
+        num_prompts: n,
+        concurrency: 64,
+        input_len: 128,
+        output_len: short,
+    };
+    let w2 = Workload {
+        output_len: long,
+        ..w1
+    };
     let mut per_token = BTreeMap::new();
     let mut tps = BTreeMap::new();
     let mut cells_us = BTreeMap::new();
@@ -268,7 +299,9 @@ fn phase_cpu(env: &Env, report: &mut Report) {
                 }
                 (a, b) => {
                     for e in [a.err(), b.err()].into_iter().flatten() {
-                        report.notes.push(format!("cpu run of {}: {e}", client.name()));
+                        report
+                            .notes
+                            .push(format!("cpu run of {}: {e}", client.name()));
                     }
                     break;
                 }
@@ -284,22 +317,35 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         }
     }
     report.row(
-        &format!("client CPU µs per streamed token (marginal, {n} req × ({long}−{short}) tokens, c=64)"),
+        &format!(
+            "client CPU µs per streamed token (marginal, {n} req × ({long}−{short}) tokens, c=64)"
+        ),
         cells_us,
-        ratio(per_token.get(&Client::Perfgate).copied(), per_token.get(&Client::Sglang).copied()),
+        ratio(
+            per_token.get(&Client::Perfgate).copied(),
+            per_token.get(&Client::Sglang).copied(),
+        ),
         "≤ 0.5",
     );
     report.row(
         "achieved output tokens/s (one core, blast server, long run)",
         cells_tps,
-        ratio(tps.get(&Client::Sglang).copied(), tps.get(&Client::Perfgate).copied()).replace('×', "× (perfgate / sglang)"),
+        ratio(
+            tps.get(&Client::Sglang).copied(),
+            tps.get(&Client::Perfgate).copied(),
+        )
+        .replace('×', "× (perfgate / sglang)"),
         "",
     );
 }
 
 /// TTFT and ITL against the server's truth at 50 ms TTFT and 10 ms per token.
 fn phase_accuracy(env: &Env, report: &mut Report) {
-    let levels: &[u64] = if env.quick { &[64, 256] } else { &[64, 256, 1024] };
+    let levels: &[u64] = if env.quick {
+        &[64, 256]
+    } else {
+        &[64, 256, 1024]
+    };
     for &c in levels {
         let w = Workload {
             num_prompts: (2 * c).max(256),
@@ -341,7 +387,9 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
                     itl.insert(client, format!("{eitl:+.4}"));
                 }
                 Ok(None) => {}
-                Err(e) => report.notes.push(format!("accuracy c={c} of {}: {e}", client.name())),
+                Err(e) => report
+                    .notes
+                    .push(format!("accuracy c={c} of {}: {e}", client.name())),
             }
         }
         let target = match c {
@@ -355,14 +403,29 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
             ratio(p99_err.get(&Client::Perfgate).map(|v| v.abs()), p99_err.get(&Client::Sglang).map(|v| v.abs())),
             target,
         );
-        report.row(&format!("mean TTFT error ms, c={c}"), mean_ttft, "".into(), "");
-        report.row(&format!("mean ITL error ms, c={c}"), itl, "".into(), "≤ 0.1");
+        report.row(
+            &format!("mean TTFT error ms, c={c}"),
+            mean_ttft,
+            "".into(),
+            "",
+        );
+        report.row(
+            &format!("mean ITL error ms, c={c}"),
+            itl,
+            "".into(),
+            "≤ 0.1",
+        );
     }
 }
 
 /// Peak RSS of a 10,000-request run with 256-token outputs.
 fn phase_rss(env: &Env, report: &mut Report) {
-    let w = Workload { num_prompts: 10_000, concurrency: 256, input_len: 128, output_len: 256 };
+    let w = Workload {
+        num_prompts: 10_000,
+        concurrency: 256,
+        input_len: 128,
+        output_len: 256,
+    };
     let mut rss = BTreeMap::new();
     let mut cells = BTreeMap::new();
     for client in clients(env) {
@@ -381,13 +444,18 @@ fn phase_rss(env: &Env, report: &mut Report) {
                 cells.insert(client, format!("{mb:.1}"));
             }
             Ok(None) => {}
-            Err(e) => report.notes.push(format!("rss run of {}: {e}", client.name())),
+            Err(e) => report
+                .notes
+                .push(format!("rss run of {}: {e}", client.name())),
         }
     }
     report.row(
         "peak RSS MiB, 10,000 requests × 256 tokens, c=256",
         cells,
-        ratio(rss.get(&Client::Perfgate).copied(), rss.get(&Client::Sglang).copied()),
+        ratio(
+            rss.get(&Client::Perfgate).copied(),
+            rss.get(&Client::Sglang).copied(),
+        ),
         "≤ 200 MB",
     );
 }
@@ -487,7 +555,10 @@ fn main() {
         work,
         quick: flag("--quick"),
     };
-    let mut report = Report { notes, ..Report::default() };
+    let mut report = Report {
+        notes,
+        ..Report::default()
+    };
     let t0 = Instant::now();
     if want("cpu") {
         phase_cpu(&env, &mut report);

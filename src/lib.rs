@@ -1,5 +1,9 @@
 //! perfgate: stops performance regressions in LLM serving engines before they merge.
 //!
+//! The data path is one-way: suite → dataset → load → client → metrics → [`record::ScenarioResult`]
+//! → baseline / gate → report → github. Pure modules (`record`, `suite`, `dataset`, `metrics`,
+//! `baseline`, `import`, `gate`, `report`, `output`, `sidebyside`) never import the edge modules
+//! (`client`, `load`, `engine`, `github`, `fakeserver`); only `app` wires them together.
 
 pub mod app;
 pub mod baseline;

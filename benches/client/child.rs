@@ -42,7 +42,13 @@ fn tv(t: libc::timeval) -> Duration {
 }
 
 /// Run `cmd` pinned to `core`, stdout/stderr captured into files under `dir` named `name.*`.
-pub fn run_pinned(mut cmd: Command, core: usize, dir: &Path, name: &str, limit: Duration) -> io::Result<ChildRun> {
+pub fn run_pinned(
+    mut cmd: Command,
+    core: usize,
+    dir: &Path,
+    name: &str,
+    limit: Duration,
+) -> io::Result<ChildRun> {
     let out_path = dir.join(format!("{name}.stdout"));
     let err_path = dir.join(format!("{name}.stderr"));
     cmd.stdin(Stdio::null())

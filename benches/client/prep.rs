@@ -52,7 +52,8 @@ pub fn measure(env: &Env) -> Result<Vec<(String, f64)>, String> {
     let mut rows = Vec::new();
     let tok_path = env.tokenizer_dir.join("tokenizer.json");
     let t = Instant::now();
-    let tok = tokenizers::Tokenizer::from_file(&tok_path).map_err(|e| format!("{}: {e}", tok_path.display()))?;
+    let tok = tokenizers::Tokenizer::from_file(&tok_path)
+        .map_err(|e| format!("{}: {e}", tok_path.display()))?;
     let tok = Hf(tok, tok_path.display().to_string());
     let load = t.elapsed().as_secs_f64();
 

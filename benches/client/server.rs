@@ -167,9 +167,7 @@ impl Drop for Server {
     }
 }
 
-const WORDS: [&str; 8] = [
-    " the", " of", " and", " to", " in", " is", " that", " for",
-];
+const WORDS: [&str; 8] = [" the", " of", " and", " to", " in", " is", " that", " for"];
 const HEAD_STREAM: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n";
 
 /// Pre-rendered bytes: `batch[k]` holds k+1 token events (completions or chat) in one HTTP chunk.
@@ -354,7 +352,12 @@ async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<Opt
     }))
 }
 
-async fn serve_conn(mut sock: TcpStream, cfg: Config, frames: Arc<Frames>, truth: Arc<Mutex<Truth>>) {
+async fn serve_conn(
+    mut sock: TcpStream,
+    cfg: Config,
+    frames: Arc<Frames>,
+    truth: Arc<Mutex<Truth>>,
+) {
     let mut buf = Vec::with_capacity(8192);
     loop {
         let req = match read_request(&mut sock, &mut buf).await {
@@ -384,10 +387,16 @@ async fn serve_conn(mut sock: TcpStream, cfg: Config, frames: Arc<Frames>, truth
     }
 }
 
-async fn stream_blast(sock: &mut TcpStream, req: &Request, cfg: Config, frames: &Frames) -> io::Result<()> {
+async fn stream_blast(
+    sock: &mut TcpStream,
+    req: &Request,
+    cfg: Config,
+    frames: &Frames,
+) -> io::Result<()> {
     let n = req.max_tokens.max(1);
     let k = cfg.events_per_write as u64;
-    let mut out: Vec<u8> = Vec::with_capacity(frames.batch(req.chat, cfg.events_per_write).len() + 512);
+    let mut out: Vec<u8> =
+        Vec::with_capacity(frames.batch(req.chat, cfg.events_per_write).len() + 512);
     out.extend_from_slice(HEAD_STREAM);
     if req.chat {
         out.extend_from_slice(&frames.chat_role);

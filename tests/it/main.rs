@@ -1,6 +1,7 @@
 //! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
 
 mod baselines;
+mod check;
 mod engine;
 mod faults;
 mod github;

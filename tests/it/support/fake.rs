@@ -1,8 +1,6 @@
 //! Helpers for the run and fault tests: a fake server on its own thread, hand-made prompts,
 //! a one-token-per-word tokenizer, a runtime with a hard timeout so no test can hang.
 
-
-
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
