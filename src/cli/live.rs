@@ -1,0 +1,111 @@
+//! Flags of `perfgate check` in live mode (no `--results`): launch the engine of each model of
+//! the baseline, run its suite, gate. Flattened into `check`'s flags.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+/// What `--rerun` re-runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Rerun {
+    /// Scenarios whose verdict was inconclusive.
+    Inconclusive,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Live mode (no --results: launch engines and run the suite)")]
+pub struct LiveArgs {
+    /// Print every rendered launch command and scenario; run nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Runs of each scenario per model (fresh scenario order each run, same dataset seeds).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub runs: u32,
+
+    /// Only these models (comma-separated names, or the part after the last `/`).
+    #[arg(long, value_delimiter = ',')]
+    pub models: Vec<String>,
+
+    /// Engine command template replacing the preset's (e.g. the engine this PR built).
+    /// Placeholders: {model} {served_model_name} {tp} {port} {image} {container} {extra_args}.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub engine_cmd: Option<String>,
+
+    /// Container image replacing the file's (docker presets).
+    #[arg(long, value_name = "IMAGE")]
+    pub engine_image: Option<String>,
+
+    /// Do not launch anything: benchmark the server already at this URL.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Port for the launched engine (default: the file's, else the preset's).
+    #[arg(long)]
+    pub port: Option<u16>,
+
+    /// Where results records, engine logs, engine metrics and the reports are written.
+    #[arg(long, default_value = "perfgate-out", value_name = "DIR")]
+    pub output_dir: PathBuf,
+
+    /// Seconds an engine may take to become ready (default: the file's, else the preset's).
+    #[arg(long, value_name = "SECS")]
+    pub start_timeout: Option<f64>,
+
+    /// Seconds between SIGTERM and SIGKILL when stopping an engine.
+    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    pub stop_grace: f64,
+
+    /// An engine whose /health fails this long during a scenario counts as hung.
+    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    pub unresponsive_timeout: f64,
+
+    /// Seconds between /metrics samples during a scenario.
+    #[arg(long, default_value_t = 1.0, value_name = "SECS")]
+    pub metrics_interval: f64,
+
+    /// Warm-up requests sent to each freshly launched engine before its first scenario.
+    #[arg(long, default_value_t = 2)]
+    pub warmup_requests: u32,
+
+    /// Re-run scenarios with this verdict (with a fresh engine per model) after the first gate.
+    #[arg(long, value_enum)]
+    pub rerun: Option<Rerun>,
+
+    /// Most re-run rounds with --rerun.
+    #[arg(long, default_value_t = 2)]
+    pub max_reruns: u32,
+
+    /// Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`).
+    #[arg(long)]
+    pub tokenizer: Option<String>,
+
+    /// ShareGPT JSON for `sharegpt` scenarios.
+    #[arg(long, value_name = "FILE", env = "PERFGATE_SHAREGPT")]
+    pub dataset_path: Option<PathBuf>,
+
+    /// Per-request deadline in seconds (default: none; a hung engine is caught by the health watch).
+    #[arg(long, value_name = "SECS")]
+    pub request_timeout: Option<f64>,
+
+    /// Hard limit in seconds for one scenario run, after which it counts as an engine fault.
+    #[arg(long, default_value_t = 10800.0, value_name = "SECS")]
+    pub scenario_timeout: f64,
+
+    /// Also write the measured runs as a baseline file (the suite plus the numbers).
+    #[arg(long, value_name = "FILE")]
+    pub save_baseline: Option<PathBuf>,
+}
+
+impl LiveArgs {
+    /// Positive, finite seconds, or a usage error naming the flag.
+    pub fn secs(flag: &str, v: f64) -> Result<std::time::Duration, String> {
+        if v.is_finite() && v > 0.0 {
+            Ok(std::time::Duration::from_secs_f64(v))
+        } else {
+            Err(format!(
+                "{flag} must be a positive number of seconds, got {v}"
+            ))
+        }
+    }
+}

@@ -1,0 +1,468 @@
+//! One engine process: spawned with `sh -c` in its own process group with its output in a log
+//! file, probed until ready, watched while it serves, and stopped (docker stop, SIGTERM to the
+//! group, a grace period, SIGKILL) with the port and GPU memory waited for afterwards.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+
+use super::EngineError;
+use crate::suite::StopMethod;
+
+/// Lines of the engine log quoted in error messages.
+pub const LOG_TAIL_LINES: usize = 20;
+
+/// What to launch and how.
+#[derive(Debug, Clone)]
+pub struct EngineSpec {
+    /// The shell command (run with `sh -c`).
+    pub command: String,
+    pub env: BTreeMap<String, String>,
+    pub port: u16,
+    /// Where requests go, e.g. `http://127.0.0.1:8000`.
+    pub base_url: String,
+    /// The model `/v1/models` must list before the engine counts as ready.
+    pub served_model_name: String,
+    pub start_timeout: Duration,
+    pub stop: StopMethod,
+    /// SIGTERM → SIGKILL grace period (also `docker stop -t`).
+    pub grace: Duration,
+    /// The engine's stdout and stderr go here.
+    pub log_path: PathBuf,
+}
+
+/// How a stop went.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct StopOutcome {
+    /// The process group had to be killed with SIGKILL after the grace period.
+    pub killed: bool,
+    /// The port stopped accepting connections.
+    pub port_freed: bool,
+    /// The process's exit status, if it was reaped.
+    pub status: Option<String>,
+    /// Anything worth telling the user (GPU memory not freed, docker stop failed, …).
+    pub notes: Vec<String>,
+}
+
+/// A launched engine. Dropping it without [`Engine::stop`] SIGKILLs the process group.
+#[derive(Debug)]
+pub struct Engine {
+    spec: EngineSpec,
+    child: Option<Child>,
+    pgid: Pid,
+    exit: Option<ExitStatus>,
+    gpu_mem_before: Option<u64>,
+}
+
+/// Is something already serving or bound at `port` on this machine?
+pub fn port_in_use(port: u16) -> Option<String> {
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    if TcpStream::connect_timeout(&addr, Duration::from_millis(300)).is_ok() {
+        return Some(format!(
+            "something already accepts connections on 127.0.0.1:{port}"
+        ));
+    }
+    match TcpListener::bind(addr) {
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => {
+            Some(format!("port {port} is already bound by another process"))
+        }
+        Err(_) => None,
+    }
+}
+
+/// The last `n` lines of a log file (reads at most the last 64 KiB).
+pub fn log_tail(path: &Path, n: usize) -> String {
+    let Ok(mut f) = File::open(path) else {
+        return String::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let start = len.saturating_sub(64 * 1024);
+    if f.seek(SeekFrom::Start(start)).is_err() {
+        return String::new();
+    }
+    let mut buf = Vec::new();
+    let _ = f.read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf);
+    let lines: Vec<&str> = text.lines().collect();
+    let from = lines.len().saturating_sub(n);
+    lines[from..].join("\n")
+}
+
+fn describe(status: ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exit code {c}"),
+        (None, Some(s)) => match Signal::try_from(s) {
+            Ok(sig) => format!("killed by {sig}"),
+            Err(_) => format!("killed by signal {s}"),
+        },
+        _ => status.to_string(),
+    }
+}
+
+impl Engine {
+    /// Check the port, then start the command in its own process group, logging to the log file.
+    pub fn spawn(spec: EngineSpec) -> Result<Engine, EngineError> {
+        if let Some(detail) = port_in_use(spec.port) {
+            return Err(EngineError::PortTaken {
+                port: spec.port,
+                detail,
+            });
+        }
+        if let StopMethod::Docker { container } = &spec.stop {
+            // A container of ours left over from a crashed run would block `docker run --name`.
+            let _ = Command::new("docker")
+                .args(["rm", "-f", container])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+        }
+        let log_err = |source| EngineError::Log {
+            path: spec.log_path.display().to_string(),
+            source,
+        };
+        if let Some(dir) = spec.log_path.parent() {
+            std::fs::create_dir_all(dir).map_err(log_err)?;
+        }
+        let mut log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&spec.log_path)
+            .map_err(log_err)?;
+        let _ = writeln!(
+            log,
+            "# perfgate {}: launching: {}",
+            chrono::Utc::now().to_rfc3339(),
+            spec.command.replace('\n', " ")
+        );
+        let err_log = log.try_clone().map_err(log_err)?;
+        let gpu_mem_before = gpu_memory_used_mib();
+        let child = Command::new("sh")
+            .arg("-c")
+            .arg(&spec.command)
+            .envs(&spec.env)
+            .stdin(Stdio::null())
+            .stdout(Stdio::from(log))
+            .stderr(Stdio::from(err_log))
+            .process_group(0)
+            .spawn()
+            .map_err(|source| EngineError::Spawn {
+                command: spec.command.clone(),
+                source,
+            })?;
+        let pgid = Pid::from_raw(child.id() as i32);
+        Ok(Engine {
+            spec,
+            child: Some(child),
+            pgid,
+            exit: None,
+            gpu_mem_before,
+        })
+    }
+
+    pub fn spec(&self) -> &EngineSpec {
+        &self.spec
+    }
+
+    /// The process group id (= the shell's pid).
+    pub fn pgid(&self) -> i32 {
+        self.pgid.as_raw()
+    }
+
+    /// The last lines of the engine log.
+    pub fn log_tail(&self) -> String {
+        log_tail(&self.spec.log_path, LOG_TAIL_LINES)
+    }
+
+    /// `Some(description)` once the launched command has exited.
+    pub fn exited(&mut self) -> Option<String> {
+        if self.exit.is_none() {
+            if let Some(c) = self.child.as_mut() {
+                if let Ok(Some(st)) = c.try_wait() {
+                    self.exit = Some(st);
+                }
+            }
+        }
+        self.exit.map(describe)
+    }
+
+    /// Wait until `/health` answers 200 (or 404: no such endpoint) and `/v1/models` lists the
+    /// served model. Fails when the process exits or the start timeout passes.
+    pub async fn wait_ready(&mut self, http: &reqwest::Client) -> Result<Duration, EngineError> {
+        let t0 = Instant::now();
+        let deadline = t0 + self.spec.start_timeout;
+        let mut last;
+        loop {
+            if let Some(status) = self.exited() {
+                return Err(EngineError::ExitedBeforeReady {
+                    status,
+                    tail: self.log_tail(),
+                });
+            }
+            match probe_ready(http, &self.spec.base_url, &self.spec.served_model_name).await {
+                Ok(()) => return Ok(t0.elapsed()),
+                Err(why) => last = why,
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(EngineError::StartTimeout {
+                    timeout_s: self.spec.start_timeout.as_secs_f64(),
+                    last,
+                    tail: self.log_tail(),
+                });
+            }
+            tokio::time::sleep((deadline - now).min(Duration::from_millis(250))).await;
+        }
+    }
+
+    /// Stop the engine: `docker stop` for containers, SIGTERM to the process group, the grace
+    /// period, SIGKILL; then wait (bounded) for the port and GPU memory to be released.
+    pub async fn stop(&mut self) -> StopOutcome {
+        let mut out = StopOutcome::default();
+        let grace = self.spec.grace;
+        if let StopMethod::Docker { container } = &self.spec.stop {
+            let secs = grace.as_secs().max(1).to_string();
+            let mut cmd = tokio::process::Command::new("docker");
+            cmd.args(["stop", "-t", &secs, container])
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .kill_on_drop(true);
+            match tokio::time::timeout(grace + Duration::from_secs(15), cmd.status()).await {
+                Ok(Ok(st)) if st.success() => {}
+                Ok(Ok(st)) => out
+                    .notes
+                    .push(format!("`docker stop {container}` ended with {st}")),
+                Ok(Err(e)) => out.notes.push(format!("`docker stop {container}`: {e}")),
+                Err(_) => out
+                    .notes
+                    .push(format!("`docker stop {container}` did not finish in time")),
+            }
+        }
+        if !self.group_gone() {
+            let _ = killpg(self.pgid, Signal::SIGTERM);
+            if !self.wait_group_gone(grace).await {
+                out.killed = true;
+                let _ = killpg(self.pgid, Signal::SIGKILL);
+                self.wait_group_gone(Duration::from_secs(5)).await;
+            }
+        }
+        out.status = self.exited();
+        out.port_freed = wait_port_free(self.spec.port, Duration::from_secs(30)).await;
+        if !out.port_freed {
+            out.notes.push(format!(
+                "port {} still accepts connections 30 s after the engine stopped",
+                self.spec.port
+            ));
+        }
+        if let Some(before) = self.gpu_mem_before {
+            if let Some(note) = wait_gpu_memory(before, Duration::from_secs(120)).await {
+                out.notes.push(note);
+            }
+        }
+        self.child = None;
+        out
+    }
+
+    /// True when no process of the group is left (and the leader has been reaped).
+    fn group_gone(&mut self) -> bool {
+        let _ = self.exited();
+        let leader_done = self.exit.is_some() || self.child.is_none();
+        leader_done && killpg(self.pgid, None) == Err(Errno::ESRCH)
+    }
+
+    async fn wait_group_gone(&mut self, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        loop {
+            if self.group_gone() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for Engine {
+    fn drop(&mut self) {
+        if self.child.is_some() && !self.group_gone() {
+            let _ = killpg(self.pgid, Signal::SIGKILL);
+            if let Some(c) = self.child.as_mut() {
+                let _ = c.wait();
+            }
+        }
+    }
+}
+
+/// One readiness probe: `Ok` when `/health` is fine (200, or 404 = no such endpoint) and
+/// `/v1/models` lists `model`; otherwise why not.
+pub async fn probe_ready(http: &reqwest::Client, base: &str, model: &str) -> Result<(), String> {
+    let timeout = Duration::from_secs(3);
+    match http
+        .get(format!("{base}/health"))
+        .timeout(timeout)
+        .send()
+        .await
+    {
+        Ok(r) if r.status().is_success() || r.status() == reqwest::StatusCode::NOT_FOUND => {}
+        Ok(r) => return Err(format!("GET /health answered {}", r.status())),
+        Err(e) => return Err(format!("GET /health: {}", short_err(&e))),
+    }
+    let r = http
+        .get(format!("{base}/v1/models"))
+        .timeout(timeout)
+        .send()
+        .await
+        .map_err(|e| format!("GET /v1/models: {}", short_err(&e)))?;
+    if !r.status().is_success() {
+        return Err(format!("GET /v1/models answered {}", r.status()));
+    }
+    let v: serde_json::Value = r
+        .json()
+        .await
+        .map_err(|e| format!("GET /v1/models: not JSON: {e}"))?;
+    let ids: Vec<String> = v
+        .get("data")
+        .and_then(|d| d.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|m| m.get("id").and_then(|i| i.as_str()).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if ids.iter().any(|i| i == model) {
+        Ok(())
+    } else {
+        Err(format!(
+            "GET /v1/models lists [{}], not `{model}`",
+            ids.join(", ")
+        ))
+    }
+}
+
+fn short_err(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "timed out".into()
+    } else if e.is_connect() {
+        "connection refused".into()
+    } else {
+        let mut s = e.to_string();
+        let mut src = std::error::Error::source(e);
+        while let Some(c) = src {
+            s = format!("{s}: {c}");
+            src = c.source();
+        }
+        s
+    }
+}
+
+async fn wait_port_free(port: u16, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+    loop {
+        let taken = tokio::time::timeout(
+            Duration::from_millis(500),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await
+        .is_ok_and(|r| r.is_ok());
+        if !taken {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Total GPU memory in use (MiB) per `nvidia-smi`, or `None` when there is no `nvidia-smi`.
+pub fn gpu_memory_used_mib() -> Option<u64> {
+    let out = Command::new("nvidia-smi")
+        .args(["--query-gpu=memory.used", "--format=csv,noheader,nounits"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    parse_gpu_memory(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// Sum the per-GPU lines of `nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits`.
+pub fn parse_gpu_memory(text: &str) -> Option<u64> {
+    let mut total = 0u64;
+    let mut any = false;
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        total += line.parse::<u64>().ok()?;
+        any = true;
+    }
+    any.then_some(total)
+}
+
+/// Wait until GPU memory in use is back near what it was before the launch (1 GiB slack).
+async fn wait_gpu_memory(before: u64, limit: Duration) -> Option<String> {
+    let deadline = Instant::now() + limit;
+    let mut now_used = before;
+    while Instant::now() < deadline {
+        match tokio::task::spawn_blocking(gpu_memory_used_mib).await {
+            Ok(Some(used)) => {
+                now_used = used;
+                if used <= before + 1024 {
+                    return None;
+                }
+            }
+            _ => return None,
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    Some(format!(
+        "GPU memory in use is {now_used} MiB, {before} MiB before the launch, {} s after stopping",
+        limit.as_secs()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gpu_memory_lines_are_summed() {
+        assert_eq!(parse_gpu_memory("1024\n 2048 \n"), Some(3072));
+        assert_eq!(parse_gpu_memory(""), None);
+        assert_eq!(parse_gpu_memory("N/A\n"), None);
+    }
+
+    #[test]
+    fn log_tail_keeps_last_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("l.log");
+        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        std::fs::write(&p, text).unwrap();
+        assert_eq!(log_tail(&p, 2), "line 98\nline 99");
+        assert_eq!(log_tail(&dir.path().join("missing"), 2), "");
+    }
+
+    #[test]
+    fn a_bound_port_is_reported() {
+        let l = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = l.local_addr().unwrap().port();
+        assert!(port_in_use(port).is_some());
+        drop(l);
+        assert_eq!(port_in_use(port), None);
+    }
+}

@@ -1,0 +1,340 @@
+//! Load generation: sends a scenario's prompts on schedule — all at once (`inf`) or with gamma
+//! distributed gaps (`--burstiness`, 1 = Poisson) at `--request-rate`, under an optional
+//! `--max-concurrency` — after optional warmups, and folds each finished request into the metrics
+//! as it arrives, so memory stays bounded however many requests a run has.
+//!
+//! Latency origin: with a finite rate every request has a due time from the seeded schedule and
+//! its latencies count from that time, including any wait for a concurrency slot (no coordinated
+//! omission). With rate `inf` there is no schedule, so latencies count from the send.
+//!
+//! The library entry point for other components (the engine runner) is [`run_scenario`].
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_distr::{Distribution, Gamma};
+use tokio::sync::{mpsc, Semaphore};
+
+use crate::client::{Client, ClientConfig, ClientError};
+use crate::dataset::Prompt;
+use crate::metrics::{Accumulator, Detailed, MetricsConfig, RequestRecord};
+use crate::record::{RequestRate, ScenarioParams, ScenarioResult};
+use crate::tokenizer::Tokenize;
+
+/// Everything needed to run one scenario against a server.
+#[derive(Clone)]
+pub struct RunConfig {
+    pub client: ClientConfig,
+    pub request_rate: RequestRate,
+    /// Gamma shape of the gaps between requests (1 = Poisson). Ignored for rate `inf`.
+    pub burstiness: f64,
+    pub max_concurrency: Option<usize>,
+    /// Requests sent (and discarded) before the measured run.
+    pub num_warmups: usize,
+    /// Seeds the arrival schedule.
+    pub seed: u64,
+    pub metrics: MetricsConfig,
+    /// Re-tokenize every generated text (`--retokenize`); without it, only texts whose request
+    /// got no `usage` are re-tokenized (when a tokenizer is given).
+    pub retokenize: bool,
+    pub tokenizer: Option<Arc<dyn Tokenize>>,
+    /// Identity written into the result.
+    pub model: String,
+    pub backend: String,
+    pub params: ScenarioParams,
+}
+
+impl std::fmt::Debug for RunConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunConfig")
+            .field("client", &self.client)
+            .field("request_rate", &self.request_rate)
+            .field("burstiness", &self.burstiness)
+            .field("max_concurrency", &self.max_concurrency)
+            .field("num_warmups", &self.num_warmups)
+            .field("seed", &self.seed)
+            .field("metrics", &self.metrics)
+            .field("retokenize", &self.retokenize)
+            .field("tokenizer", &self.tokenizer.as_ref().map(|t| t.id()))
+            .field("model", &self.model)
+            .finish()
+    }
+}
+
+impl RunConfig {
+    /// A configuration with vLLM's defaults for `model` at `base_url`.
+    pub fn new(base_url: &str, model: &str) -> Self {
+        RunConfig {
+            client: ClientConfig {
+                base_url: base_url.to_string(),
+                model: model.to_string(),
+                ..Default::default()
+            },
+            request_rate: RequestRate::Inf,
+            burstiness: 1.0,
+            max_concurrency: None,
+            num_warmups: 0,
+            seed: 0,
+            metrics: MetricsConfig::default(),
+            retokenize: false,
+            tokenizer: None,
+            model: model.to_string(),
+            backend: "openai".into(),
+            params: ScenarioParams::default(),
+        }
+    }
+}
+
+/// The outcome of a run: the record plus the per-request arrays when asked for.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub result: ScenarioResult,
+    pub detailed: Option<Detailed>,
+    /// Warmup requests that failed (they are not part of the result).
+    pub warmup_failed: usize,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("no prompts to send")]
+    NoPrompts,
+    #[error("{0}")]
+    Config(String),
+    #[error(transparent)]
+    Client(#[from] ClientError),
+    /// Nothing could be measured: every request failed.
+    #[error("all {failed} requests failed, nothing was measured: {summary}")]
+    AllFailed { failed: u64, summary: String },
+}
+
+/// Progress callbacks (a progress bar, a log line). All methods have no-op defaults.
+pub trait Progress: Send + Sync {
+    fn start(&self, _total: u64) {}
+    fn request_done(&self, _ok: bool) {}
+    fn finish(&self) {}
+}
+
+/// A [`Progress`] that shows nothing.
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Run one scenario and return its record. See [`run`] for details.
+pub async fn run_scenario(
+    cfg: &RunConfig,
+    prompts: Vec<Prompt>,
+    progress: &dyn Progress,
+) -> Result<ScenarioResult, LoadError> {
+    run(cfg, prompts, progress).await.map(|o| o.result)
+}
+
+/// Due times (offsets from the start) of `n` requests at `rate` with gamma gaps of shape
+/// `burstiness`, seeded. The first request is due at once; rate `inf` gives all zeros.
+pub fn schedule(
+    n: usize,
+    rate: RequestRate,
+    burstiness: f64,
+    seed: u64,
+) -> Result<Vec<Duration>, LoadError> {
+    let RequestRate::PerSecond(r) = rate else {
+        return Ok(vec![Duration::ZERO; n]);
+    };
+    if !(burstiness > 0.0 && burstiness.is_finite()) {
+        return Err(LoadError::Config(format!(
+            "--burstiness must be a positive number, got {burstiness}"
+        )));
+    }
+    let gamma = Gamma::new(burstiness, 1.0 / (r * burstiness))
+        .map_err(|e| LoadError::Config(format!("--request-rate/--burstiness: {e}")))?;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut t = 0.0f64;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push(Duration::from_secs_f64(t));
+        t += gamma.sample(&mut rng);
+    }
+    Ok(out)
+}
+
+/// Run one scenario: warmups, then every prompt on schedule; fold the results.
+///
+/// Errors only when nothing could be measured (no prompts, bad configuration, every request
+/// failed); failed requests of a run that measured something are data in the result.
+pub async fn run(
+    cfg: &RunConfig,
+    prompts: Vec<Prompt>,
+    progress: &dyn Progress,
+) -> Result<RunOutcome, LoadError> {
+    if prompts.is_empty() {
+        return Err(LoadError::NoPrompts);
+    }
+    if cfg.max_concurrency == Some(0) {
+        return Err(LoadError::Config(
+            "--max-concurrency must be at least 1".into(),
+        ));
+    }
+    let due = schedule(prompts.len(), cfg.request_rate, cfg.burstiness, cfg.seed)?;
+    let client = Arc::new(Client::new(cfg.client.clone())?);
+    let prompts = Arc::new(prompts);
+
+    let warmup_failed = if cfg.num_warmups > 0 {
+        warmup(&client, &prompts, cfg.num_warmups, cfg.max_concurrency).await
+    } else {
+        0
+    };
+
+    let n = prompts.len();
+    progress.start(n as u64);
+    let slots = cfg.max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
+    let (tx, mut rx) = mpsc::unbounded_channel::<RequestRecord>();
+    let t0 = Instant::now();
+    let finite_rate = !cfg.request_rate.is_inf();
+
+    let scheduler = {
+        let client = client.clone();
+        let prompts = prompts.clone();
+        async move {
+            for (i, offset) in due.into_iter().enumerate() {
+                // With rate inf a request is due when it is sent (like vLLM); otherwise at its
+                // place in the schedule, however long it then waits for a slot.
+                let scheduled = finite_rate.then_some(t0 + offset);
+                if let Some(due) = scheduled {
+                    tokio::time::sleep_until(tokio::time::Instant::from_std(due)).await;
+                }
+                let permit = match &slots {
+                    Some(s) => Some(s.clone().acquire_owned().await.expect("never closed")),
+                    None => None,
+                };
+                let (client, prompts, tx) = (client.clone(), prompts.clone(), tx.clone());
+                tokio::spawn(async move {
+                    let rec = client.send(i as u32, &prompts[i], t0, scheduled).await;
+                    drop(permit);
+                    let _ = tx.send(rec);
+                });
+            }
+            drop(tx);
+        }
+    };
+
+    let collector = async {
+        let mut acc = Accumulator::new(cfg.metrics.clone());
+        while let Some(rec) = rx.recv().await {
+            let retok = match &cfg.tokenizer {
+                Some(tok) if rec.ok() && (cfg.retokenize || rec.usage_output_tokens.is_none()) => {
+                    tok.encode(&rec.text).ok().map(|ids| ids.len() as u32)
+                }
+                _ => None,
+            };
+            acc.add(&rec, retok);
+            progress.request_done(rec.ok());
+        }
+        (acc, t0.elapsed())
+    };
+
+    let ((), (acc, elapsed)) = tokio::join!(scheduler, collector);
+    progress.finish();
+
+    if acc.completed() == 0 {
+        let summary = acc
+            .errors()
+            .iter()
+            .map(|(k, e)| format!("{k} ×{}: {}", e.count, e.first_message))
+            .collect::<Vec<_>>()
+            .join("; ");
+        return Err(LoadError::AllFailed {
+            failed: acc.failed(),
+            summary,
+        });
+    }
+
+    let mut result = ScenarioResult {
+        date: Some(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string()),
+        backend: Some(cfg.backend.clone()),
+        model: cfg.model.clone(),
+        model_id: Some(cfg.model.clone()),
+        tokenizer_id: cfg.tokenizer.as_ref().map(|t| t.id()),
+        params: cfg.params.clone(),
+        seed: Some(cfg.seed),
+        source: Some("run".into()),
+        perfgate_version: Some(env!("CARGO_PKG_VERSION").into()),
+        ..Default::default()
+    };
+    let detailed = acc.finish(elapsed.as_secs_f64(), &mut result);
+    Ok(RunOutcome {
+        result,
+        detailed,
+        warmup_failed,
+    })
+}
+
+/// Send `count` warmup requests (cycling through the prompts), at most `max_concurrency` at a
+/// time; return how many failed.
+async fn warmup(
+    client: &Arc<Client>,
+    prompts: &Arc<Vec<Prompt>>,
+    count: usize,
+    max_concurrency: Option<usize>,
+) -> usize {
+    let slots = Arc::new(Semaphore::new(max_concurrency.unwrap_or(count).max(1)));
+    let t0 = Instant::now();
+    let mut tasks = tokio::task::JoinSet::new();
+    for i in 0..count {
+        let permit = slots.clone().acquire_owned().await.expect("never closed");
+        let (client, prompts) = (client.clone(), prompts.clone());
+        tasks.spawn(async move {
+            let p = &prompts[i % prompts.len()];
+            let rec = client.send(i as u32, p, t0, None).await;
+            drop(permit);
+            rec.ok()
+        });
+    }
+    let mut failed = 0;
+    while let Some(r) = tasks.join_next().await {
+        if !matches!(r, Ok(true)) {
+            failed += 1;
+        }
+    }
+    failed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_is_seeded_and_has_the_requested_rate() {
+        let a = schedule(4000, RequestRate::PerSecond(20.0), 1.0, 7).unwrap();
+        let b = schedule(4000, RequestRate::PerSecond(20.0), 1.0, 7).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a[0], Duration::ZERO);
+        let mean_gap = a.last().unwrap().as_secs_f64() / 3999.0;
+        assert!((mean_gap - 0.05).abs() < 0.005, "{mean_gap}");
+        assert!(a.windows(2).all(|w| w[0] <= w[1]));
+        let c = schedule(4000, RequestRate::PerSecond(20.0), 1.0, 8).unwrap();
+        assert_ne!(a, c);
+    }
+
+    #[test]
+    fn burstiness_changes_spread_not_rate() {
+        let gaps = |b: f64| {
+            let s = schedule(20000, RequestRate::PerSecond(10.0), b, 3).unwrap();
+            let g: Vec<f64> = s.windows(2).map(|w| (w[1] - w[0]).as_secs_f64()).collect();
+            crate::metrics::mean_std(&g)
+        };
+        let (m1, s1) = gaps(1.0);
+        let (m4, s4) = gaps(4.0);
+        assert!((m1 - 0.1).abs() < 0.005 && (m4 - 0.1).abs() < 0.005);
+        // gamma: cv = 1/sqrt(shape)
+        assert!((s1 / m1 - 1.0).abs() < 0.05, "{}", s1 / m1);
+        assert!((s4 / m4 - 0.5).abs() < 0.05, "{}", s4 / m4);
+    }
+
+    #[test]
+    fn inf_rate_is_all_at_once_and_bad_burstiness_is_refused() {
+        assert_eq!(
+            schedule(3, RequestRate::Inf, 1.0, 0).unwrap(),
+            [Duration::ZERO; 3]
+        );
+        assert!(schedule(3, RequestRate::PerSecond(1.0), 0.0, 0).is_err());
+    }
+}

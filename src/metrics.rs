@@ -1,0 +1,843 @@
+//! Metrics: folds per-request measurements ([`RequestRecord`]) into a [`ScenarioResult`] with
+//! vLLM's definitions (TTFT, TPOT, pooled ITL, E2EL, goodput, peak tokens/s, peak concurrency).
+//!
+//! Pure and bounded: a request's chunk gaps are folded into an hdrhistogram as soon as the
+//! request is added, so memory grows with the number of requests (three floats each), never with
+//! the number of streamed tokens, unless per-request details are asked for.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use crate::record::{percentile_key, ErrorCount, OutputTokenSource, ScenarioResult};
+
+/// Why a request failed. Every kind is counted separately, with the first message kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FailureKind {
+    /// The server answered with a non-2xx status.
+    Http(u16),
+    /// The stream carried an in-band `error` (an `event: error` or a JSON object with `error`).
+    ErrorEvent,
+    /// A data event that is not JSON, or JSON of an unexpected shape.
+    MalformedEvent,
+    /// The request could not be sent (refused, reset before a response, bad URL).
+    Connection,
+    /// The connection broke while the body was streaming.
+    ConnectionReset,
+    /// `--request-timeout` elapsed.
+    Timeout,
+    /// The body ended cleanly but without `data: [DONE]`.
+    NoDone,
+}
+
+impl FailureKind {
+    /// The key in [`ScenarioResult::errors`].
+    pub fn key(self) -> String {
+        match self {
+            FailureKind::Http(s) => format!("http_{s}"),
+            FailureKind::ErrorEvent => "sse_error_event".into(),
+            FailureKind::MalformedEvent => "malformed_event".into(),
+            FailureKind::Connection => "connection_error".into(),
+            FailureKind::ConnectionReset => "connection_reset".into(),
+            FailureKind::Timeout => "timeout".into(),
+            FailureKind::NoDone => "stream_ended_without_done".into(),
+        }
+    }
+}
+
+/// A failed request's kind and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+/// What one request measured. Times are offsets from the start of the run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestRecord {
+    /// Position of the prompt in the scenario.
+    pub index: u32,
+    /// Prompt length in tokens (from the dataset).
+    pub input_len: u32,
+    /// The requested `max_tokens`.
+    pub max_tokens: u32,
+    /// When the request was due. Latencies are measured from here (no coordinated omission).
+    pub scheduled: Duration,
+    /// When the request was handed to the connection.
+    pub sent: Duration,
+    /// When the first chunk carrying text arrived.
+    pub first_token: Option<Duration>,
+    /// When the stream ended (`[DONE]` read) or the request failed.
+    pub end: Duration,
+    /// Gaps between successive text-bearing chunks, in nanoseconds.
+    pub itl_ns: Vec<u64>,
+    /// Number of text-bearing chunks.
+    pub chunks: u32,
+    /// `usage.completion_tokens`, when the server sent usage.
+    pub usage_output_tokens: Option<u32>,
+    /// `usage.prompt_tokens`, when the server sent usage.
+    pub usage_prompt_tokens: Option<u32>,
+    /// The generated text.
+    pub text: String,
+    pub finish_reason: Option<String>,
+    pub failure: Option<Failure>,
+}
+
+impl RequestRecord {
+    pub fn ok(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// Time to first token, seconds, from the scheduled send time (0 when no token arrived).
+    pub fn ttft(&self) -> f64 {
+        self.first_token
+            .map(|t| t.saturating_sub(self.scheduled).as_secs_f64())
+            .unwrap_or(0.0)
+    }
+
+    /// End-to-end latency, seconds, from the scheduled send time.
+    pub fn e2el(&self) -> f64 {
+        self.end.saturating_sub(self.scheduled).as_secs_f64()
+    }
+}
+
+/// The four latency metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Metric {
+    Ttft,
+    Tpot,
+    Itl,
+    E2el,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 4] = [Metric::Ttft, Metric::Tpot, Metric::Itl, Metric::E2el];
+
+    pub fn key(self) -> &'static str {
+        match self {
+            Metric::Ttft => "ttft",
+            Metric::Tpot => "tpot",
+            Metric::Itl => "itl",
+            Metric::E2el => "e2el",
+        }
+    }
+
+    /// vLLM's short display name.
+    pub fn label(self) -> &'static str {
+        match self {
+            Metric::Ttft => "TTFT",
+            Metric::Tpot => "TPOT",
+            Metric::Itl => "ITL",
+            Metric::E2el => "E2EL",
+        }
+    }
+
+    /// vLLM's section header.
+    pub fn header(self) -> &'static str {
+        match self {
+            Metric::Ttft => "Time to First Token",
+            Metric::Tpot => "Time per Output Token (excl. 1st token)",
+            Metric::Itl => "Inter-token Latency",
+            Metric::E2el => "End-to-end Latency",
+        }
+    }
+}
+
+impl std::str::FromStr for Metric {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "ttft" => Ok(Metric::Ttft),
+            "tpot" => Ok(Metric::Tpot),
+            "itl" => Ok(Metric::Itl),
+            "e2el" => Ok(Metric::E2el),
+            other => Err(format!(
+                "unknown metric `{other}` (expected ttft, tpot, itl or e2el)"
+            )),
+        }
+    }
+}
+
+/// Which statistics to compute.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricsConfig {
+    /// Metrics whose mean/median/std/percentiles go into the result (vLLM's `--percentile-metrics`).
+    pub percentile_metrics: Vec<Metric>,
+    /// Percentiles, e.g. `[99.0]` (vLLM's `--metric-percentiles`).
+    pub percentiles: Vec<f64>,
+    /// Service-level objectives in milliseconds (vLLM's `--goodput ttft:MS tpot:MS e2el:MS`).
+    pub goodput: Vec<(Metric, f64)>,
+    /// Keep per-request arrays (`--save-detailed`).
+    pub detailed: bool,
+}
+
+impl Default for MetricsConfig {
+    fn default() -> Self {
+        MetricsConfig {
+            percentile_metrics: vec![Metric::Ttft, Metric::Tpot, Metric::Itl],
+            percentiles: vec![99.0],
+            goodput: Vec::new(),
+            detailed: false,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum MetricsError {
+    #[error("--goodput: `{0}` is not METRIC:MS (METRIC is ttft, tpot or e2el, MS > 0)")]
+    Goodput(String),
+    #[error("--metric-percentiles: `{0}` is not a number in (0, 100]")]
+    Percentile(String),
+}
+
+/// Parse `--goodput` entries like `ttft:500`.
+pub fn parse_goodput(items: &[String]) -> Result<Vec<(Metric, f64)>, MetricsError> {
+    items
+        .iter()
+        .flat_map(|s| s.split_whitespace())
+        .map(|item| {
+            let bad = || MetricsError::Goodput(item.to_string());
+            let (m, v) = item.split_once(':').ok_or_else(bad)?;
+            let metric: Metric = m.parse().map_err(|_| bad())?;
+            if metric == Metric::Itl {
+                return Err(bad());
+            }
+            let ms: f64 = v.trim().parse().map_err(|_| bad())?;
+            if !(ms > 0.0 && ms.is_finite()) {
+                return Err(bad());
+            }
+            Ok((metric, ms))
+        })
+        .collect()
+}
+
+/// Parse `--metric-percentiles` like `50,90,99`.
+pub fn parse_percentiles(s: &str) -> Result<Vec<f64>, MetricsError> {
+    s.split(',')
+        .filter(|t| !t.trim().is_empty())
+        .map(|t| match t.trim().parse::<f64>() {
+            Ok(p) if p > 0.0 && p <= 100.0 => Ok(p),
+            _ => Err(MetricsError::Percentile(t.trim().to_string())),
+        })
+        .collect()
+}
+
+/// Per-request arrays kept for `--save-detailed` (vLLM's names; times in seconds).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Detailed {
+    pub input_lens: Vec<u32>,
+    pub output_lens: Vec<u32>,
+    pub ttfts: Vec<f64>,
+    pub itls: Vec<Vec<f64>>,
+    pub start_times: Vec<f64>,
+    pub generated_texts: Vec<String>,
+    /// vLLM calls this `errors`; perfgate's `errors` is the by-kind count.
+    pub request_errors: Vec<String>,
+}
+
+/// Summary statistics of one distribution, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Summary {
+    pub mean: f64,
+    pub median: f64,
+    pub std: f64,
+}
+
+/// numpy's default (linear) percentile of sorted values; 0 for no values, as vLLM reports.
+pub fn percentile_sorted(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => 0.0,
+        1 => sorted[0],
+        n => {
+            let rank = (p / 100.0).clamp(0.0, 1.0) * (n - 1) as f64;
+            let lo = rank.floor() as usize;
+            let hi = rank.ceil() as usize;
+            sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo as f64)
+        }
+    }
+}
+
+/// Mean and population standard deviation (numpy's `std`, ddof = 0); zeros for no values.
+pub fn mean_std(values: &[f64]) -> (f64, f64) {
+    if values.is_empty() {
+        return (0.0, 0.0);
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n;
+    (mean, var.sqrt())
+}
+
+/// A pooled distribution too large to keep: exact count, mean and standard deviation (Welford),
+/// percentiles from an hdrhistogram in nanoseconds (3 significant digits).
+#[derive(Debug, Clone)]
+pub struct PooledDist {
+    hist: Histogram<u64>,
+    count: u64,
+    mean_ns: f64,
+    m2: f64,
+}
+
+impl Default for PooledDist {
+    fn default() -> Self {
+        PooledDist {
+            hist: Histogram::new(3).expect("3 significant digits is valid"),
+            count: 0,
+            mean_ns: 0.0,
+            m2: 0.0,
+        }
+    }
+}
+
+impl PooledDist {
+    pub fn record(&mut self, ns: u64) {
+        // Auto-resizing histogram: recording never fails for u64 values.
+        let _ = self.hist.record(ns.max(1));
+        self.count += 1;
+        let x = ns as f64;
+        let d = x - self.mean_ns;
+        self.mean_ns += d / self.count as f64;
+        self.m2 += d * (x - self.mean_ns);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Merge another distribution into this one.
+    pub fn merge(&mut self, other: &PooledDist) {
+        if other.count == 0 {
+            return;
+        }
+        let _ = self.hist.add(&other.hist);
+        let (na, nb) = (self.count as f64, other.count as f64);
+        let n = na + nb;
+        let d = other.mean_ns - self.mean_ns;
+        self.mean_ns += d * nb / n;
+        self.m2 += other.m2 + d * d * na * nb / n;
+        self.count += other.count;
+    }
+
+    /// Mean, milliseconds.
+    pub fn mean_ms(&self) -> f64 {
+        self.mean_ns / 1e6
+    }
+
+    /// Population standard deviation, milliseconds.
+    pub fn std_ms(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            (self.m2 / self.count as f64).sqrt() / 1e6
+        }
+    }
+
+    /// Percentile `p` (0–100), milliseconds (0 for no values).
+    pub fn percentile_ms(&self, p: f64) -> f64 {
+        if self.count == 0 {
+            return 0.0;
+        }
+        let v = self.hist.value_at_quantile((p / 100.0).clamp(0.0, 1.0));
+        self.hist.median_equivalent(v) as f64 / 1e6
+    }
+}
+
+/// Folds requests one at a time; [`Accumulator::finish`] produces the result.
+#[derive(Debug, Clone)]
+pub struct Accumulator {
+    cfg: MetricsConfig,
+    completed: u64,
+    failed: u64,
+    good: u64,
+    total_input: u64,
+    total_output: u64,
+    retok_total: u64,
+    retok_all: bool,
+    from_usage: u64,
+    from_retok: u64,
+    from_chunks: u64,
+    ttft_ms: Vec<f64>,
+    tpot_ms: Vec<f64>,
+    e2el_ms: Vec<f64>,
+    itl: PooledDist,
+    tokens_per_s: Vec<f64>,
+    concurrent_per_s: Vec<u64>,
+    errors: BTreeMap<String, ErrorCount>,
+    detailed: Option<Detailed>,
+}
+
+impl Accumulator {
+    pub fn new(cfg: MetricsConfig) -> Self {
+        let detailed = cfg.detailed.then(Detailed::default);
+        Accumulator {
+            cfg,
+            completed: 0,
+            failed: 0,
+            good: 0,
+            total_input: 0,
+            total_output: 0,
+            retok_total: 0,
+            retok_all: true,
+            from_usage: 0,
+            from_retok: 0,
+            from_chunks: 0,
+            ttft_ms: Vec::new(),
+            tpot_ms: Vec::new(),
+            e2el_ms: Vec::new(),
+            itl: PooledDist::default(),
+            tokens_per_s: Vec::new(),
+            concurrent_per_s: Vec::new(),
+            errors: BTreeMap::new(),
+            detailed,
+        }
+    }
+
+    pub fn completed(&self) -> u64 {
+        self.completed
+    }
+
+    pub fn failed(&self) -> u64 {
+        self.failed
+    }
+
+    /// The failures so far, by kind.
+    pub fn errors(&self) -> &BTreeMap<String, ErrorCount> {
+        &self.errors
+    }
+
+    /// Add one request. `retokenized` is the token count of its generated text when the caller
+    /// re-tokenized it (usage missing, or `--retokenize`).
+    pub fn add(&mut self, r: &RequestRecord, retokenized: Option<u32>) {
+        if let Some(f) = &r.failure {
+            self.failed += 1;
+            self.errors
+                .entry(f.kind.key())
+                .and_modify(|e| e.count += 1)
+                .or_insert_with(|| ErrorCount {
+                    count: 1,
+                    first_message: f.message.clone(),
+                });
+            if let Some(d) = &mut self.detailed {
+                d.input_lens.push(r.input_len);
+                d.output_lens.push(0);
+                d.ttfts.push(0.0);
+                d.itls.push(Vec::new());
+                d.start_times.push(r.sent.as_secs_f64());
+                d.generated_texts.push(String::new());
+                d.request_errors
+                    .push(format!("{}: {}", f.kind.key(), f.message));
+            }
+            return;
+        }
+        self.completed += 1;
+        let output = match (r.usage_output_tokens, retokenized) {
+            (Some(u), _) => {
+                self.from_usage += 1;
+                u
+            }
+            (None, Some(t)) => {
+                self.from_retok += 1;
+                t
+            }
+            (None, None) => {
+                self.from_chunks += 1;
+                r.chunks
+            }
+        };
+        match retokenized {
+            Some(t) => self.retok_total += u64::from(t),
+            None => self.retok_all = false,
+        }
+        self.total_input += u64::from(r.input_len);
+        self.total_output += u64::from(output);
+
+        let ttft = r.ttft();
+        let e2el = r.e2el();
+        let tpot = if output > 1 {
+            (e2el - ttft) / f64::from(output - 1)
+        } else {
+            0.0
+        };
+        self.ttft_ms.push(ttft * 1e3);
+        self.e2el_ms.push(e2el * 1e3);
+        if output > 1 {
+            self.tpot_ms.push(tpot * 1e3);
+        }
+        for &g in &r.itl_ns {
+            self.itl.record(g);
+        }
+        if !self.cfg.goodput.is_empty() {
+            let good = self.cfg.goodput.iter().all(|&(m, slo_ms)| {
+                let v = match m {
+                    Metric::Ttft => ttft,
+                    Metric::Tpot => tpot,
+                    Metric::E2el => e2el,
+                    Metric::Itl => return true,
+                };
+                v <= slo_ms / 1e3
+            });
+            if good {
+                self.good += 1;
+            }
+        }
+
+        // Peak output tokens/s: each text chunk lands in its 1 s bucket, weighted so a request's
+        // chunks add up to its output tokens (1 per chunk when the server streams token by token).
+        if let Some(first) = r.first_token {
+            let weight = if r.chunks > 0 {
+                f64::from(output) / f64::from(r.chunks)
+            } else {
+                0.0
+            };
+            let mut t = first.as_nanos() as u64;
+            self.bucket_tokens(t, weight);
+            for &g in &r.itl_ns {
+                t += g;
+                self.bucket_tokens(t, weight);
+            }
+        }
+        // Peak concurrency: the request is active in every 1 s bucket from send to end.
+        let (s, e) = (r.sent.as_secs() as usize, r.end.as_secs() as usize);
+        if self.concurrent_per_s.len() <= e {
+            self.concurrent_per_s.resize(e + 1, 0);
+        }
+        for c in &mut self.concurrent_per_s[s..=e.max(s)] {
+            *c += 1;
+        }
+
+        if let Some(d) = &mut self.detailed {
+            d.input_lens.push(r.input_len);
+            d.output_lens.push(output);
+            d.ttfts.push(ttft);
+            d.itls
+                .push(r.itl_ns.iter().map(|&g| g as f64 / 1e9).collect());
+            d.start_times.push(r.sent.as_secs_f64());
+            d.generated_texts.push(r.text.clone());
+            d.request_errors.push(String::new());
+        }
+    }
+
+    fn bucket_tokens(&mut self, t_ns: u64, weight: f64) {
+        let b = (t_ns / 1_000_000_000) as usize;
+        if self.tokens_per_s.len() <= b {
+            self.tokens_per_s.resize(b + 1, 0.0);
+        }
+        self.tokens_per_s[b] += weight;
+    }
+
+    /// Fill the outcome fields and statistics of `out` for a run that took `duration` seconds
+    /// (identity fields are left as they are). Returns the per-request arrays when kept.
+    pub fn finish(mut self, duration: f64, out: &mut ScenarioResult) -> Option<Detailed> {
+        let dur = if duration > 0.0 {
+            duration
+        } else {
+            f64::MIN_POSITIVE
+        };
+        out.completed = self.completed;
+        out.failed = self.failed;
+        out.duration = duration;
+        out.total_input_tokens = self.total_input;
+        out.total_output_tokens = self.total_output;
+        out.total_output_tokens_retokenized =
+            (self.retok_all && self.completed > 0).then_some(self.retok_total);
+        out.request_throughput = self.completed as f64 / dur;
+        out.request_goodput = (!self.cfg.goodput.is_empty()).then(|| self.good as f64 / dur);
+        out.output_throughput = self.total_output as f64 / dur;
+        out.total_token_throughput = Some((self.total_input + self.total_output) as f64 / dur);
+        out.max_output_tokens_per_s = Some(self.tokens_per_s.iter().copied().fold(0.0, f64::max));
+        out.max_concurrent_requests =
+            Some(self.concurrent_per_s.iter().copied().max().unwrap_or(0));
+        out.output_token_source = Some(if self.from_chunks > 0 {
+            OutputTokenSource::Chunks
+        } else if self.from_retok > 0 {
+            OutputTokenSource::Retokenized
+        } else {
+            OutputTokenSource::Usage
+        });
+        out.errors = std::mem::take(&mut self.errors);
+
+        for m in self.cfg.percentile_metrics.clone() {
+            let k = m.key();
+            let (mean, std, median, pcts): (f64, f64, f64, Vec<f64>) = match m {
+                Metric::Itl => (
+                    self.itl.mean_ms(),
+                    self.itl.std_ms(),
+                    self.itl.percentile_ms(50.0),
+                    self.cfg
+                        .percentiles
+                        .iter()
+                        .map(|&p| self.itl.percentile_ms(p))
+                        .collect(),
+                ),
+                _ => {
+                    let v = match m {
+                        Metric::Ttft => &mut self.ttft_ms,
+                        Metric::Tpot => &mut self.tpot_ms,
+                        _ => &mut self.e2el_ms,
+                    };
+                    v.sort_by(f64::total_cmp);
+                    let (mean, std) = mean_std(v);
+                    let pcts = self
+                        .cfg
+                        .percentiles
+                        .iter()
+                        .map(|&p| percentile_sorted(v, p))
+                        .collect();
+                    (mean, std, percentile_sorted(v, 50.0), pcts)
+                }
+            };
+            out.stats.insert(format!("mean_{k}_ms"), mean);
+            out.stats.insert(format!("median_{k}_ms"), median);
+            out.stats.insert(format!("std_{k}_ms"), std);
+            for (&p, v) in self.cfg.percentiles.iter().zip(pcts) {
+                out.stats.insert(percentile_key(p, k), v);
+            }
+        }
+        self.detailed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    /// A request sent at `sent` ms whose chunks arrive at `times` ms.
+    fn req(sent: u64, times: &[u64], usage: Option<u32>) -> RequestRecord {
+        let itl_ns = times
+            .windows(2)
+            .map(|w| (w[1] - w[0]) * 1_000_000)
+            .collect();
+        RequestRecord {
+            input_len: 10,
+            max_tokens: times.len() as u32,
+            scheduled: ms(sent),
+            sent: ms(sent),
+            first_token: times.first().map(|&t| ms(t)),
+            end: ms(*times.last().unwrap_or(&sent)),
+            itl_ns,
+            chunks: times.len() as u32,
+            usage_output_tokens: usage,
+            ..Default::default()
+        }
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn hand_computed_ttft_tpot_e2el_itl() {
+        let cfg = MetricsConfig {
+            percentile_metrics: Metric::ALL.to_vec(),
+            percentiles: vec![50.0, 99.0],
+            ..Default::default()
+        };
+        let mut acc = Accumulator::new(cfg);
+        // A: ttft 100, tokens at 100,110,130 → e2e 130, tpot (130-100)/2 = 15, itl 10,20
+        acc.add(&req(0, &[100, 110, 130], Some(3)), None);
+        // B: sent at 1000, ttft 50, tokens at 1050,1090 → e2e 90, tpot 40/1 = 40, itl 40
+        acc.add(&req(1000, &[1050, 1090], Some(2)), None);
+        let mut r = ScenarioResult::default();
+        assert!(acc.finish(2.0, &mut r).is_none());
+        let s = &r.stats;
+        assert_eq!((r.completed, r.failed), (2, 0));
+        assert_eq!((r.total_input_tokens, r.total_output_tokens), (20, 5));
+        assert!(close(r.request_throughput, 1.0));
+        assert!(close(r.output_throughput, 2.5));
+        assert!(close(r.total_token_throughput.unwrap(), 12.5));
+        assert!(close(s["mean_ttft_ms"], 75.0));
+        assert!(close(s["median_ttft_ms"], 75.0));
+        assert!(close(s["std_ttft_ms"], 25.0));
+        // numpy: percentile([50,100], 99) = 50 + 50*0.99
+        assert!(close(s["p99_ttft_ms"], 99.5));
+        assert!(close(s["mean_tpot_ms"], 27.5));
+        assert!(close(s["mean_e2el_ms"], 110.0));
+        assert!(close(s["p50_e2el_ms"], 110.0));
+        // pooled ITL: 10, 20, 40
+        assert!((s["mean_itl_ms"] - 70.0 / 3.0).abs() < 1e-6);
+        let var = ((10.0f64 - 70.0 / 3.0).powi(2)
+            + (20.0f64 - 70.0 / 3.0).powi(2)
+            + (40.0f64 - 70.0 / 3.0).powi(2))
+            / 3.0;
+        assert!((s["std_itl_ms"] - var.sqrt()).abs() < 1e-6);
+        assert!((s["median_itl_ms"] - 20.0).abs() < 0.02);
+        assert!((s["p99_itl_ms"] - 40.0).abs() < 0.04);
+        // tokens: A's 3 in second 0, B's 2 in second 1
+        assert_eq!(r.max_output_tokens_per_s, Some(3.0));
+        assert_eq!(r.max_concurrent_requests, Some(1));
+        assert_eq!(r.output_token_source, Some(OutputTokenSource::Usage));
+        assert_eq!(r.total_output_tokens_retokenized, None);
+    }
+
+    #[test]
+    fn defaults_follow_vllm_selection() {
+        let mut acc = Accumulator::new(MetricsConfig::default());
+        acc.add(&req(0, &[10, 20], Some(2)), None);
+        let mut r = ScenarioResult::default();
+        acc.finish(1.0, &mut r);
+        let keys: Vec<&str> = r.stats.keys().map(|k| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "mean_itl_ms",
+                "mean_tpot_ms",
+                "mean_ttft_ms",
+                "median_itl_ms",
+                "median_tpot_ms",
+                "median_ttft_ms",
+                "p99_itl_ms",
+                "p99_tpot_ms",
+                "p99_ttft_ms",
+                "std_itl_ms",
+                "std_tpot_ms",
+                "std_ttft_ms"
+            ]
+        );
+    }
+
+    #[test]
+    fn latency_counts_from_the_scheduled_time() {
+        let mut r = req(100, &[150, 160], Some(2));
+        r.scheduled = ms(40); // queued 60 ms behind schedule
+        assert!(close(r.ttft(), 0.110));
+        assert!(close(r.e2el(), 0.120));
+    }
+
+    #[test]
+    fn failures_are_counted_by_kind_with_first_message() {
+        let mut acc = Accumulator::new(MetricsConfig {
+            detailed: true,
+            ..Default::default()
+        });
+        let fail = |kind, msg: &str| RequestRecord {
+            failure: Some(Failure {
+                kind,
+                message: msg.into(),
+            }),
+            ..Default::default()
+        };
+        acc.add(&fail(FailureKind::Http(500), "boom"), None);
+        acc.add(&fail(FailureKind::Http(500), "second"), None);
+        acc.add(&fail(FailureKind::Timeout, "slow"), None);
+        acc.add(&req(0, &[5, 6, 7], Some(3)), None);
+        let mut r = ScenarioResult::default();
+        let d = acc.finish(1.0, &mut r).expect("detailed kept");
+        assert_eq!((r.completed, r.failed), (1, 3));
+        assert_eq!(r.errors["http_500"].count, 2);
+        assert_eq!(r.errors["http_500"].first_message, "boom");
+        assert_eq!(r.errors["timeout"].count, 1);
+        assert_eq!(d.output_lens, [0, 0, 0, 3]);
+        assert_eq!(d.request_errors[2], "timeout: slow");
+        assert_eq!(d.itls[3].len(), 2);
+        // Failed requests add no latency samples.
+        assert!(close(r.stats["mean_ttft_ms"], 5.0));
+    }
+
+    #[test]
+    fn output_tokens_usage_then_retokenized_then_chunks() {
+        let mut acc = Accumulator::new(MetricsConfig::default());
+        acc.add(&req(0, &[1, 2], Some(7)), Some(6));
+        acc.add(&req(0, &[1, 2, 3], None), Some(4));
+        let mut r = ScenarioResult::default();
+        acc.finish(1.0, &mut r);
+        assert_eq!(r.total_output_tokens, 11);
+        assert_eq!(r.total_output_tokens_retokenized, Some(10));
+        assert_eq!(r.output_token_source, Some(OutputTokenSource::Retokenized));
+
+        let mut acc = Accumulator::new(MetricsConfig::default());
+        acc.add(&req(0, &[1, 2, 3], None), None);
+        let mut r = ScenarioResult::default();
+        acc.finish(1.0, &mut r);
+        assert_eq!(r.total_output_tokens, 3);
+        assert_eq!(r.output_token_source, Some(OutputTokenSource::Chunks));
+    }
+
+    #[test]
+    fn tpot_skips_single_token_requests_and_goodput_uses_slos() {
+        let mut acc = Accumulator::new(MetricsConfig {
+            goodput: parse_goodput(&["ttft:60".into(), "tpot:15".into()]).unwrap(),
+            ..Default::default()
+        });
+        acc.add(&req(0, &[50], Some(1)), None); // good: ttft 50, tpot 0
+        acc.add(&req(0, &[50, 70], Some(2)), None); // tpot 20 > 15: bad
+        acc.add(&req(0, &[70, 80], Some(2)), None); // ttft 70 > 60: bad
+        let mut r = ScenarioResult::default();
+        acc.finish(2.0, &mut r);
+        assert_eq!(r.request_goodput, Some(0.5));
+        // TPOT only from the two multi-token requests: 20 and 10.
+        assert!(close(r.stats["mean_tpot_ms"], 15.0));
+    }
+
+    #[test]
+    fn peaks_weight_multi_token_chunks_and_count_overlaps() {
+        let mut acc = Accumulator::new(MetricsConfig::default());
+        // 2 chunks carrying 8 tokens in second 0; active 0..=1 s.
+        acc.add(&req(0, &[100, 1200], Some(8)), None);
+        // active 0.5..=1.5 s, 1 chunk in second 1.
+        acc.add(&req(500, &[1500], Some(1)), None);
+        let mut r = ScenarioResult::default();
+        acc.finish(2.0, &mut r);
+        assert_eq!(r.max_output_tokens_per_s, Some(5.0));
+        assert_eq!(r.max_concurrent_requests, Some(2));
+    }
+
+    #[test]
+    fn empty_run_reports_zeros() {
+        let acc = Accumulator::new(MetricsConfig::default());
+        let mut r = ScenarioResult::default();
+        acc.finish(0.0, &mut r);
+        assert_eq!(r.stats["mean_ttft_ms"], 0.0);
+        assert_eq!(r.stats["p99_itl_ms"], 0.0);
+        assert_eq!(r.request_throughput, 0.0);
+    }
+
+    #[test]
+    fn percentile_matches_numpy_linear() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert!(close(percentile_sorted(&v, 50.0), 2.5));
+        assert!(close(percentile_sorted(&v, 99.0), 3.97));
+        assert!(close(percentile_sorted(&v, 100.0), 4.0));
+        assert!(close(percentile_sorted(&[7.0], 99.0), 7.0));
+    }
+
+    #[test]
+    fn parsers_reject_bad_input() {
+        assert_eq!(parse_percentiles("50, 99.9").unwrap(), [50.0, 99.9]);
+        assert!(parse_percentiles("0").is_err());
+        assert!(parse_goodput(&["itl:5".into()]).is_err());
+        assert!(parse_goodput(&["ttft".into()]).is_err());
+        assert_eq!(
+            parse_goodput(&["ttft:5 e2el:9".into()]).unwrap(),
+            [(Metric::Ttft, 5.0), (Metric::E2el, 9.0)]
+        );
+    }
+
+    #[test]
+    fn pooled_merge_equals_recording_everything() {
+        let (mut a, mut b, mut all) = (
+            PooledDist::default(),
+            PooledDist::default(),
+            PooledDist::default(),
+        );
+        for (i, v) in [3u64, 9, 27, 81, 243, 729].iter().enumerate() {
+            let v = v * 1_000_000;
+            all.record(v);
+            if i % 2 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
+        }
+        a.merge(&b);
+        assert_eq!(a.count(), all.count());
+        assert!((a.mean_ms() - all.mean_ms()).abs() < 1e-9);
+        assert!((a.std_ms() - all.std_ms()).abs() < 1e-9);
+        assert_eq!(a.percentile_ms(50.0), all.percentile_ms(50.0));
+    }
+}

@@ -1,0 +1,182 @@
+//! The result block `perfgate run` prints, laid out like `vllm bench serve` (same title, labels
+//! padded to 40 columns, TTFT/TPOT/ITL/E2EL sections) so its numbers read the same way, plus a
+//! failure breakdown by kind. Pure: returns a `String`.
+
+use std::fmt::Write;
+
+use crate::metrics::Metric;
+use crate::record::{format_percentile, percentile_key, RequestRate, ScenarioResult};
+
+fn line(s: &mut String, label: &str, value: impl std::fmt::Display) {
+    let _ = writeln!(s, "{label:<40} {value:<10}");
+}
+
+fn fline(s: &mut String, label: &str, value: f64) {
+    let _ = writeln!(s, "{label:<40} {value:<10.2}");
+}
+
+/// Render the result block for `r`, with sections for `metrics` and the given percentiles.
+pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{:=^50}", " Serving Benchmark Result ");
+    line(&mut s, "Successful requests:", r.completed);
+    line(&mut s, "Failed requests:", r.failed);
+    if let Some(c) = r.params.max_concurrency {
+        line(&mut s, "Maximum request concurrency:", c);
+    }
+    if let RequestRate::PerSecond(rate) = r.params.request_rate {
+        fline(&mut s, "Request rate configured (RPS):", rate);
+    }
+    fline(&mut s, "Benchmark duration (s):", r.duration);
+    line(&mut s, "Total input tokens:", r.total_input_tokens);
+    line(&mut s, "Total generated tokens:", r.total_output_tokens);
+    if let Some(t) = r.total_output_tokens_retokenized {
+        line(&mut s, "Total generated tokens (retokenized):", t);
+    }
+    fline(&mut s, "Request throughput (req/s):", r.request_throughput);
+    if let Some(g) = r.request_goodput {
+        fline(&mut s, "Request goodput (req/s):", g);
+    }
+    fline(
+        &mut s,
+        "Output token throughput (tok/s):",
+        r.output_throughput,
+    );
+    if let Some(p) = r.max_output_tokens_per_s {
+        fline(&mut s, "Peak output token throughput (tok/s):", p);
+    }
+    if let Some(c) = r.max_concurrent_requests {
+        fline(&mut s, "Peak concurrent requests:", c as f64);
+    }
+    if let Some(t) = r.total_token_throughput {
+        fline(&mut s, "Total Token throughput (tok/s):", t);
+    }
+    for &m in metrics {
+        let k = m.key();
+        let Some(mean) = r.stats.get(&format!("mean_{k}_ms")) else {
+            continue;
+        };
+        let _ = writeln!(s, "{:-^50}", m.header());
+        fline(&mut s, &format!("Mean {} (ms):", m.label()), *mean);
+        if let Some(v) = r.stats.get(&format!("median_{k}_ms")) {
+            fline(&mut s, &format!("Median {} (ms):", m.label()), *v);
+        }
+        for &p in percentiles {
+            if let Some(v) = r.stats.get(&percentile_key(p, k)) {
+                let label = format!("P{} {} (ms):", format_percentile(p), m.label());
+                fline(&mut s, &label, *v);
+            }
+        }
+    }
+    if !r.errors.is_empty() {
+        let _ = writeln!(s, "{:-^50}", "Failed Requests by Kind");
+        for (kind, e) in &r.errors {
+            line(&mut s, &format!("{kind}:"), e.count);
+            let _ = writeln!(s, "  first: {}", e.first_message);
+        }
+    }
+    let _ = writeln!(s, "{}", "=".repeat(50));
+    if let Some(t) = r.total_output_tokens_retokenized {
+        if t != r.total_output_tokens {
+            let _ = writeln!(
+                s,
+                "warning: output tokens differ: {} counted ({}), {} re-tokenized",
+                r.total_output_tokens,
+                r.output_token_source
+                    .map(|o| format!("{o:?}").to_lowercase())
+                    .unwrap_or_default(),
+                t
+            );
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{ErrorCount, ScenarioParams};
+
+    fn sample() -> ScenarioResult {
+        let mut r = ScenarioResult {
+            model: "m".into(),
+            params: ScenarioParams {
+                dataset_name: "random".into(),
+                num_prompts: 4,
+                max_concurrency: Some(2),
+                ..Default::default()
+            },
+            completed: 3,
+            failed: 1,
+            duration: 1.5,
+            total_input_tokens: 30,
+            total_output_tokens: 12,
+            total_output_tokens_retokenized: Some(13),
+            request_throughput: 2.0,
+            output_throughput: 8.0,
+            total_token_throughput: Some(28.0),
+            max_output_tokens_per_s: Some(9.0),
+            max_concurrent_requests: Some(2),
+            output_token_source: Some(crate::record::OutputTokenSource::Usage),
+            ..Default::default()
+        };
+        for (k, v) in [
+            ("mean_ttft_ms", 50.125),
+            ("median_ttft_ms", 50.0),
+            ("p99_ttft_ms", 51.0),
+            ("p99.9_ttft_ms", 51.5),
+            ("mean_itl_ms", 10.0),
+            ("median_itl_ms", 10.0),
+            ("p99_itl_ms", 10.5),
+        ] {
+            r.stats.insert(k.into(), v);
+        }
+        r.errors.insert(
+            "http_500".into(),
+            ErrorCount {
+                count: 1,
+                first_message: "HTTP 500: boom".into(),
+            },
+        );
+        r
+    }
+
+    #[test]
+    fn block_matches_vllm_layout() {
+        let got = result_block(
+            &sample(),
+            &[Metric::Ttft, Metric::Tpot, Metric::Itl],
+            &[99.0, 99.9],
+        );
+        let want = "\
+============ Serving Benchmark Result ============
+Successful requests:                     3         
+Failed requests:                         1         
+Maximum request concurrency:             2         
+Benchmark duration (s):                  1.50      
+Total input tokens:                      30        
+Total generated tokens:                  12        
+Total generated tokens (retokenized):    13        
+Request throughput (req/s):              2.00      
+Output token throughput (tok/s):         8.00      
+Peak output token throughput (tok/s):    9.00      
+Peak concurrent requests:                2.00      
+Total Token throughput (tok/s):          28.00     
+---------------Time to First Token----------------
+Mean TTFT (ms):                          50.12     
+Median TTFT (ms):                        50.00     
+P99 TTFT (ms):                           51.00     
+P99.9 TTFT (ms):                         51.50     
+---------------Inter-token Latency----------------
+Mean ITL (ms):                           10.00     
+Median ITL (ms):                         10.00     
+P99 ITL (ms):                            10.50     
+-------------Failed Requests by Kind--------------
+http_500:                                1         
+  first: HTTP 500: boom
+==================================================
+warning: output tokens differ: 12 counted (usage), 13 re-tokenized
+";
+        assert_eq!(got, want);
+    }
+}

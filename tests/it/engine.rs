@@ -1,0 +1,375 @@
+//! Engine lifecycle against stand-in engines (shell and Python scripts): readiness, start
+//! timeout, early exit, port taken, SIGTERM ignored → SIGKILL after the grace period, /metrics.
+
+use std::collections::BTreeMap;
+use std::net::TcpListener;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use nix::errno::Errno;
+use nix::sys::signal::killpg;
+use nix::unistd::Pid;
+use perfgate::engine::{metrics, Engine, EngineError, EngineSpec};
+use perfgate::suite::StopMethod;
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn spec(dir: &Path, command: &str, port: u16) -> EngineSpec {
+    EngineSpec {
+        command: command.to_string(),
+        env: BTreeMap::new(),
+        port,
+        base_url: format!("http://127.0.0.1:{port}"),
+        served_model_name: "stand-in".into(),
+        start_timeout: Duration::from_secs(20),
+        stop: StopMethod::ProcessGroup,
+        grace: Duration::from_secs(2),
+        log_path: dir.join("logs").join("engine.log"),
+    }
+}
+
+fn group_gone(pgid: i32) -> bool {
+    killpg(Pid::from_raw(pgid), None) == Err(Errno::ESRCH)
+}
+
+/// A tiny OpenAI-ish server: /health, /v1/models listing `stand-in`, /metrics.
+pub const STAND_IN: &str = r##"
+import http.server, json, sys, time
+port = int(sys.argv[1]); delay = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
+print("stand-in: loading weights", flush=True)
+time.sleep(delay)
+class H(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *a): pass
+    def send(self, code, body, ctype="application/json"):
+        b = body.encode(); self.send_response(code)
+        self.send_header("Content-Type", ctype); self.send_header("Content-Length", str(len(b)))
+        self.end_headers(); self.wfile.write(b)
+    def do_GET(self):
+        if self.path == "/health": self.send(200, "{}")
+        elif self.path == "/v1/models": self.send(200, json.dumps({"object": "list", "data": [{"id": "stand-in"}]}))
+        elif self.path == "/metrics": self.send(200, "# TYPE llamacpp:requests_processing gauge\nllamacpp:requests_processing 3\n", "text/plain")
+        else: self.send(404, "{}")
+print("stand-in: listening", flush=True)
+http.server.ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()
+"##;
+
+fn python_stand_in(dir: &Path) -> String {
+    let p = dir.join("stand_in.py");
+    std::fs::write(&p, STAND_IN).unwrap();
+    p.display().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ready_when_models_lists_the_model_then_stops_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let script = python_stand_in(dir.path());
+    let mut e = Engine::spawn(spec(
+        dir.path(),
+        &format!("python3 {script} {port} 0.3"),
+        port,
+    ))
+    .unwrap();
+    let http = reqwest::Client::new();
+    let took = e.wait_ready(&http).await.expect("ready");
+    assert!(took < Duration::from_secs(20));
+    let snap = metrics::scrape(&http, &format!("http://127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    assert_eq!(snap.values["llamacpp:requests_processing"], 3.0);
+    let pgid = e.pgid();
+    let out = e.stop().await;
+    assert!(!out.killed, "{out:?}");
+    assert!(out.port_freed, "{out:?}");
+    assert!(group_gone(pgid));
+    let log = std::fs::read_to_string(dir.path().join("logs/engine.log")).unwrap();
+    assert!(log.contains("stand-in: loading weights"), "{log}");
+    assert!(log.contains("# perfgate"), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn never_ready_fails_within_the_start_timeout_with_the_log_tail() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut s = spec(dir.path(), "echo compiling kernels; exec sleep 60", port);
+    s.start_timeout = Duration::from_millis(1500);
+    let mut e = Engine::spawn(s).unwrap();
+    let t0 = Instant::now();
+    let err = e.wait_ready(&reqwest::Client::new()).await.unwrap_err();
+    let took = t0.elapsed();
+    assert!(
+        took >= Duration::from_millis(1400) && took < Duration::from_secs(6),
+        "{took:?}"
+    );
+    assert!(matches!(err, EngineError::StartTimeout { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains("start timeout of 1.5 s"), "{msg}");
+    assert!(msg.contains("compiling kernels"), "{msg}");
+    let pgid = e.pgid();
+    e.stop().await;
+    assert!(group_gone(pgid));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_engine_that_exits_early_is_reported_with_its_status() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut e = Engine::spawn(spec(
+        dir.path(),
+        "echo 'CUDA out of memory' >&2; exit 7",
+        port,
+    ))
+    .unwrap();
+    let t0 = Instant::now();
+    let err = e.wait_ready(&reqwest::Client::new()).await.unwrap_err();
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    let msg = err.to_string();
+    assert!(
+        msg.contains("exited (exit code 7) before it became ready"),
+        "{msg}"
+    );
+    assert!(msg.contains("CUDA out of memory"), "{msg}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_child_ignoring_sigterm_is_killed_after_the_grace_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    // The shell and its children ignore SIGTERM.
+    let cmd = "trap '' TERM; echo stubborn; while true; do sleep 0.1; done";
+    let mut s = spec(dir.path(), cmd, port);
+    s.grace = Duration::from_secs(1);
+    let mut e = Engine::spawn(s).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(e.exited().is_none());
+    let pgid = e.pgid();
+    let t0 = Instant::now();
+    let out = e.stop().await;
+    let took = t0.elapsed();
+    assert!(out.killed, "{out:?}");
+    assert!(
+        took >= Duration::from_secs(1) && took < Duration::from_secs(8),
+        "{took:?}"
+    );
+    assert!(group_gone(pgid));
+    assert_eq!(out.status.as_deref(), Some("killed by SIGKILL"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_well_behaved_child_stops_on_sigterm_without_sigkill() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut s = spec(dir.path(), "sleep 60", port);
+    s.grace = Duration::from_secs(10);
+    let mut e = Engine::spawn(s).unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let t0 = Instant::now();
+    let out = e.stop().await;
+    assert!(!out.killed, "{out:?}");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn a_taken_port_is_a_clear_error_before_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let l = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = l.local_addr().unwrap().port();
+    let err = Engine::spawn(spec(dir.path(), "sleep 60", port)).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with(&format!("port {port} is taken before launch")),
+        "{msg}"
+    );
+    // Nothing was started, so there is no log either.
+    assert!(!dir.path().join("logs/engine.log").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_watchdog_reports_an_engine_killed_while_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let script = python_stand_in(dir.path());
+    let mut e = Engine::spawn(spec(dir.path(), &format!("python3 {script} {port}"), port)).unwrap();
+    let http = reqwest::Client::new();
+    e.wait_ready(&http).await.unwrap();
+    let pgid = e.pgid();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let _ = killpg(Pid::from_raw(pgid), nix::sys::signal::Signal::SIGKILL);
+    });
+    let base = format!("http://127.0.0.1:{port}");
+    let err = tokio::time::timeout(
+        Duration::from_secs(10),
+        perfgate::engine::watch(Some(&mut e), &http, &base, Duration::from_secs(60)),
+    )
+    .await
+    .expect("the watchdog notices within the timeout");
+    let msg = err.to_string();
+    assert!(
+        msg.contains("exited (killed by SIGKILL) during the scenario"),
+        "{msg}"
+    );
+    assert!(msg.contains("stand-in: listening"), "{msg}");
+    e.stop().await;
+}
+
+// ---- dry-run rendering, one snapshot per preset ------------------------------------------
+
+fn preset_file(preset: &str, engine: &str, version: &str, extra_engine: &str) -> String {
+    let mut t = format!(
+        "schema_version = 1\n[engine]\nname = \"{engine}\"\nversion = \"{version}\"\n{extra_engine}\
+         [engine.launch]\npreset = \"{preset}\"\n"
+    );
+    for (m, tp) in [("Qwen/Qwen3-8B", 1), ("openai/gpt-oss-120b", 2)] {
+        t.push_str(&format!(
+            "[[models]]\nname = \"{m}\"\ntensor_parallel_size = {tp}\n\
+             [[models.scenarios]]\nid = \"sharegpt-n10000\"\n\
+             [models.scenarios.params]\ndataset_name = \"sharegpt\"\nnum_prompts = 10000\n\
+             [[models.scenarios.runs]]\nseed = 1\n\
+             [[models.scenarios]]\nid = \"random-in6000-out2000-n500\"\n\
+             [models.scenarios.params]\ndataset_name = \"random\"\nnum_prompts = 500\n\
+             random_input_len = 6000\nrandom_output_len = 2000\nrandom_range_ratio = 1.0\n\
+             range_convention = \"sglang\"\nrequest_rate = \"inf\"\n"
+        ));
+    }
+    t
+}
+
+fn dry_run(text: &str, ov: &perfgate::suite::Overrides) -> String {
+    let b = perfgate::baseline::Baseline::parse(text, "suite.toml").unwrap();
+    let plan = perfgate::suite::plan(&b, ov).unwrap();
+    perfgate::suite::render_dry_run(&plan, "suite.toml", 3)
+}
+
+#[test]
+fn dry_run_snapshots_per_preset() {
+    let ov = perfgate::suite::Overrides::default();
+    let cases = [
+        (
+            "vllm-docker",
+            preset_file(
+                "vllm-docker",
+                "vllm",
+                "v0.10.1",
+                "image = \"vllm/vllm-openai:v0.10.1\"\n",
+            ),
+        ),
+        ("vllm", preset_file("vllm", "vllm", "v0.10.1", "")),
+        (
+            "sglang-docker",
+            preset_file(
+                "sglang-docker",
+                "sglang",
+                "v0.5.1",
+                "image = \"lmsysorg/sglang:v0.5.1-cu126\"\n",
+            ),
+        ),
+        ("sglang", preset_file("sglang", "sglang", "v0.5.1", "")),
+        (
+            "lmdeploy",
+            preset_file("lmdeploy", "lmdeploy", "v0.10.0", ""),
+        ),
+        (
+            "llama.cpp",
+            preset_file("llama.cpp", "llama.cpp", "b6000", ""),
+        ),
+    ];
+    for (name, text) in cases {
+        insta::assert_snapshot!(format!("dry_run_{name}"), dry_run(&text, &ov));
+    }
+    // custom: the command comes from the file, with an env table.
+    let custom = preset_file("custom", "my-engine", "pr-42", "").replace(
+        "preset = \"custom\"\n",
+        "preset = \"custom\"\ncommand = \"./serve --model {model} --tp {tp} --port {port}{extra_args}\"\n\
+         port = 9000\n[engine.launch.env]\nMY_FLAG = \"on\"\n",
+    );
+    insta::assert_snapshot!("dry_run_custom", dry_run(&custom, &ov));
+    // --engine-cmd and --base-url overrides.
+    let text = preset_file("vllm-docker", "vllm", "v0.10.1", "");
+    let ov = perfgate::suite::Overrides {
+        engine_cmd: Some("/opt/pr/bin/vllm serve {model} -tp {tp} --port {port}".into()),
+        models: vec!["gpt-oss-120b".into()],
+        ..Default::default()
+    };
+    insta::assert_snapshot!("dry_run_engine_cmd", dry_run(&text, &ov));
+    let ov = perfgate::suite::Overrides {
+        base_url: Some("http://127.0.0.1:8000".into()),
+        ..Default::default()
+    };
+    insta::assert_snapshot!("dry_run_base_url", dry_run(&text, &ov));
+}
+
+#[test]
+fn shipped_suites_parse_and_plan() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("suites");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().is_none_or(|e| e != "toml") {
+            continue;
+        }
+        let b = perfgate::baseline::Baseline::load(&p).unwrap();
+        let plan = perfgate::suite::plan(&b, &Default::default())
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(!plan.models.is_empty(), "{}", p.display());
+        assert!(b.to_records().is_empty(), "{} has numbers", p.display());
+        n += 1;
+    }
+    assert!(n >= 5, "expected the shipped suites, found {n}");
+}
+
+// ---- the real CPU engine (llama.cpp) -------------------------------------------------------
+
+/// True when the CPU engine is installed (scripts/install-engine.sh + .cache/env.sh); panics
+/// when it is required (PERFGATE_REQUIRE_ENGINE=1) but missing.
+pub fn engine_available() -> bool {
+    let ok = std::env::var_os("PERFGATE_MODEL").is_some_and(|p| Path::new(&p).is_file());
+    if !ok && std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
+        panic!("PERFGATE_REQUIRE_ENGINE=1 but PERFGATE_MODEL is not an installed GGUF file");
+    }
+    if !ok {
+        eprintln!("skipped: the CPU engine is not installed (run scripts/install-engine.sh)");
+    }
+    ok
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_llamacpp_preset_launches_serves_metrics_and_stops() {
+    if !engine_available() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let b = perfgate::baseline::Baseline::load(&root.join("suites/cpu-llamacpp.toml")).unwrap();
+    let port = free_port();
+    let plan = perfgate::suite::plan(
+        &b,
+        &perfgate::suite::Overrides {
+            port: Some(port),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let m = &plan.models[0];
+    let mut s = spec(dir.path(), m.launch.command.as_deref().unwrap(), port);
+    s.served_model_name = m.served_model_name.clone();
+    s.start_timeout = Duration::from_secs(60);
+    let mut e = Engine::spawn(s).unwrap();
+    let http = reqwest::Client::new();
+    let ready = e.wait_ready(&http).await;
+    let log = std::fs::read_to_string(dir.path().join("logs/engine.log")).unwrap_or_default();
+    ready.unwrap_or_else(|err| panic!("{err}\nlog:\n{log}"));
+    let snap = metrics::scrape(&http, &m.launch.base_url).await.unwrap();
+    assert_eq!(snap.namespace().as_deref(), Some("llamacpp"), "{snap:?}");
+    let pgid = e.pgid();
+    let out = e.stop().await;
+    assert!(!out.killed, "{out:?}");
+    assert!(out.port_freed);
+    assert!(group_gone(pgid));
+}
