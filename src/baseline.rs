@@ -480,6 +480,13 @@ impl Baseline {
                 derived: r.derived.clone(),
                 errors: r.errors.clone(),
             };
+            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| x.source == run.source) {
+                notes.push(format!(
+                    "model `{}`, scenario `{id}`: a run from {} is already recorded; added again",
+                    r.model,
+                    run.source.as_deref().unwrap_or_default()
+                ));
+            }
             scenarios[si]
                 .2
                 .push((run, r.metrics().into_iter().collect()));

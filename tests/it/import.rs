@@ -368,3 +368,40 @@ fn bad_inputs_give_clear_errors() {
         "{err}"
     );
 }
+
+#[test]
+fn the_import_command_writes_jsonl_and_exits_2_on_bad_input() {
+    let bin = env!("CARGO_BIN_EXE_perfgate");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let st = std::process::Command::new(bin)
+        .args([
+            "import",
+            "tests/data/vllm/no_model.log",
+            "--model",
+            "my/model",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let recs = perfgate::record::read_jsonl(&out).unwrap();
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].model, "my/model");
+
+    let st = std::process::Command::new(bin)
+        .args(["import", "tests/data/vllm/no_model.log"])
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(
+        err.contains("no_model.log:3: no model found") && err.contains("pass `--model`"),
+        "{err}"
+    );
+}
