@@ -22,7 +22,11 @@ fn main() -> anyhow::Result<()> {
     let Some(tok_path) = args.first() else {
         anyhow::bail!("usage: dataset_speed TOKENIZER [SHAREGPT] [NUM_PROMPTS] [INPUT_LEN]");
     };
-    let n: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(10_000);
+    let n: usize = args
+        .get(2)
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(10_000);
     let input_len: u32 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(128);
 
     let (t, c) = (Instant::now(), cpu());
