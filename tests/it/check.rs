@@ -22,9 +22,12 @@ const MODELS: [&str; 6] = [
     "openai/gpt-oss-120b",
 ];
 
+/// Dataset name, number of prompts, (input, output) lengths for random data.
+type ScenarioSpec<'a> = (&'a str, u64, Option<(u64, u64)>);
+
 /// Seed-like records: 6 models × 4 scenarios, one run each.
 fn seed_records() -> Vec<ScenarioResult> {
-    let scenarios: [(&str, u64, Option<(u64, u64)>); 4] = [
+    let scenarios: [ScenarioSpec; 4] = [
         ("random", 2000, Some((1024, 1024))),
         ("random", 2000, Some((2048, 128))),
         ("random", 1000, Some((128, 2048))),
