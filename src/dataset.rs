@@ -1,10 +1,27 @@
 //! Prompt synthesis and dataset loading (random, sharegpt, fixed, jsonl), seeded and exact in
 //! token counts for the given tokenizer.
+//!
+//! * `random`: each prompt has exactly its drawn token count (lengths from
+//!   [`RangeConvention::bounds`]). Text is built from a pool of "word" tokens that survive a
+//!   decode/encode round trip on their own (found by probing the vocabulary), then re-encoded
+//!   and adjusted (truncate or extend, re-encode) until the count is exact. Tokenizers without
+//!   such words (e.g. SentencePiece-style decoders) fall back to random ids from the whole vocabulary.
+//! * `fixed`: one such prompt of `random_input_len` tokens, repeated.
+//! * `sharegpt`: ShareGPT_V3 JSON read record by record, so a truncated file yields every
+//!   complete conversation; vLLM's filters and seeded shuffle.
+//! * `jsonl`: `{"prompt": .., "output_len": ..}` per line.
+//!
+//! Everything is deterministic for a given seed and tokenizer.
 
-use std::path::PathBuf;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use serde::Deserialize;
 
 use crate::record::RangeConvention;
-use crate::tokenizer::Tokenize;
+use crate::tokenizer::{Tokenize, TokenizerError};
 
 /// One request's prompt. For the chat endpoint the text becomes a single user message.
 #[derive(Debug, Clone, PartialEq)]
@@ -61,11 +78,1010 @@ pub struct Dataset {
 pub enum DatasetError {
     #[error("{0}")]
     Invalid(String),
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    /// Bad content at a place in a file (`line` is 1-based).
+    #[error("{path}:{line}: {msg}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        msg: String,
+    },
+    #[error(transparent)]
+    Tokenizer(#[from] TokenizerError),
 }
 
+/// vLLM's ShareGPT filters (`is_valid_sequence`).
+pub const SHAREGPT_MIN_LEN: usize = 4;
+pub const SHAREGPT_MAX_PROMPT_LEN: usize = 1024;
+pub const SHAREGPT_MAX_TOTAL_LEN: usize = 2048;
+
 /// Build the prompts of a scenario.
-pub fn build(_spec: &DatasetSpec, _tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
-    Err(DatasetError::Invalid(
-        "datasets are not implemented yet".into(),
-    ))
+pub fn build(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
+    if spec.num_prompts == 0 {
+        return Err(DatasetError::Invalid(
+            "num_prompts must be at least 1".into(),
+        ));
+    }
+    match spec.name {
+        DatasetName::Random => random(spec, tok),
+        DatasetName::Fixed => fixed(spec, tok),
+        DatasetName::Sharegpt => sharegpt(spec, tok),
+        DatasetName::Jsonl => jsonl(spec, tok),
+    }
+}
+
+/// Draw `n` lengths uniformly from the inclusive range the convention gives.
+fn draw_lens(rng: &mut StdRng, n: usize, len: u32, ratio: f64, conv: RangeConvention) -> Vec<u32> {
+    let (lo, hi) = conv.bounds(len as u64, ratio);
+    let hi = hi.min(u32::MAX as u64);
+    (0..n)
+        .map(|_| rng.random_range(lo.min(hi)..=hi) as u32)
+        .collect()
+}
+
+fn check_ratio(spec: &DatasetSpec) -> Result<(), DatasetError> {
+    let r = spec.random_range_ratio;
+    let ok = match spec.range_convention {
+        RangeConvention::Vllm => (0.0..1.0).contains(&r),
+        RangeConvention::Sglang => r > 0.0 && r <= 1.0,
+    };
+    if !r.is_finite() || !ok {
+        return Err(DatasetError::Invalid(format!(
+            "random_range_ratio {r} is out of range for the {} convention ({})",
+            spec.range_convention.as_str(),
+            match spec.range_convention {
+                RangeConvention::Vllm => "0 <= r < 1",
+                RangeConvention::Sglang => "0 < r <= 1",
+            }
+        )));
+    }
+    Ok(())
+}
+
+fn random(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
+    if spec.random_input_len == 0 {
+        return Err(DatasetError::Invalid(
+            "random_input_len must be at least 1".into(),
+        ));
+    }
+    check_ratio(spec)?;
+    let mut rng = StdRng::seed_from_u64(spec.seed);
+    let n = spec.num_prompts;
+    let (ratio, conv) = (spec.random_range_ratio, spec.range_convention);
+    let input_lens = draw_lens(&mut rng, n, spec.random_input_len, ratio, conv);
+    let output_lens = draw_lens(&mut rng, n, spec.random_output_len, ratio, conv);
+    let synth = Synth::new(tok, spec.seed)?;
+    let texts = synth.exact_texts(&input_lens, spec.seed)?;
+    let prompts = texts
+        .into_iter()
+        .zip(input_lens.iter().zip(&output_lens))
+        .map(|(text, (&input_len, &output_len))| Prompt {
+            text,
+            input_len,
+            output_len,
+        })
+        .collect();
+    let (ilo, ihi) = conv.bounds(spec.random_input_len as u64, ratio);
+    let (olo, ohi) = conv.bounds(spec.random_output_len as u64, ratio);
+    let mut notes = vec![format!(
+        "random: {n} prompts, input {ilo}..={ihi} tokens, output {olo}..={ohi} tokens \
+         ({} convention, ratio {ratio}), seed {}",
+        conv.as_str(),
+        spec.seed
+    )];
+    notes.extend(synth.note());
+    Ok(Dataset { prompts, notes })
+}
+
+fn fixed(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
+    if spec.random_input_len == 0 {
+        return Err(DatasetError::Invalid(
+            "random_input_len must be at least 1 for the fixed dataset".into(),
+        ));
+    }
+    let synth = Synth::new(tok, spec.seed)?;
+    let text = synth
+        .exact_texts(&[spec.random_input_len], spec.seed)?
+        .pop()
+        .unwrap_or_default();
+    let prompt = Prompt {
+        text,
+        input_len: spec.random_input_len,
+        output_len: spec.random_output_len,
+    };
+    let mut notes = vec![format!(
+        "fixed: one prompt of {} tokens repeated {} times, output {} tokens, seed {}",
+        spec.random_input_len, spec.num_prompts, spec.random_output_len, spec.seed
+    )];
+    notes.extend(synth.note());
+    Ok(Dataset {
+        prompts: vec![prompt; spec.num_prompts],
+        notes,
+    })
+}
+
+/// Token-exact text synthesis for one tokenizer.
+struct Synth<'a> {
+    tok: &'a dyn Tokenize,
+    /// Word tokens (`" word"`) whose text encodes back to exactly that one id.
+    pool: Vec<String>,
+    vocab: u32,
+}
+
+/// Rounds of re-encode/adjust before giving up on a prompt.
+const MAX_ROUNDS: usize = 24;
+
+impl<'a> Synth<'a> {
+    fn new(tok: &'a dyn Tokenize, seed: u64) -> Result<Self, DatasetError> {
+        let vocab = u32::try_from(tok.vocab_size()).unwrap_or(u32::MAX);
+        if vocab == 0 {
+            return Err(DatasetError::Invalid(format!(
+                "tokenizer {} has an empty vocabulary",
+                tok.id()
+            )));
+        }
+        let pool = word_pool(tok, seed)?;
+        Ok(Self { tok, pool, vocab })
+    }
+
+    fn note(&self) -> Option<String> {
+        if self.pool.is_empty() {
+            Some(format!(
+                "random text: no round-trip word tokens in tokenizer {}; random ids from the whole \
+                 vocabulary, adjusted until exact",
+                self.tok.id()
+            ))
+        } else {
+            None
+        }
+    }
+
+    /// `k` random tokens' worth of text: pool words, or decoded random ids.
+    fn fresh_ids(&self, rng: &mut StdRng, k: usize) -> Vec<u32> {
+        (0..k).map(|_| rng.random_range(0..self.vocab)).collect()
+    }
+
+    fn pool_text(&self, rng: &mut StdRng, k: usize, out: &mut String) {
+        for _ in 0..k {
+            out.push_str(&self.pool[rng.random_range(0..self.pool.len())]);
+        }
+    }
+
+    /// One text per target, each encoding to exactly its target count.
+    fn exact_texts(&self, targets: &[u32], seed: u64) -> Result<Vec<String>, DatasetError> {
+        let mut rngs: Vec<StdRng> = (0..targets.len())
+            .map(|i| StdRng::seed_from_u64(mix(seed, i as u64)))
+            .collect();
+        let mut texts: Vec<String> = vec![String::new(); targets.len()];
+        if self.pool.is_empty() {
+            let ids: Vec<Vec<u32>> = targets
+                .iter()
+                .zip(rngs.iter_mut())
+                .map(|(&t, rng)| self.fresh_ids(rng, t as usize))
+                .collect();
+            texts = self.decode_all(&ids)?;
+        } else {
+            for ((&t, rng), text) in targets.iter().zip(rngs.iter_mut()).zip(texts.iter_mut()) {
+                self.pool_text(rng, t as usize, text);
+            }
+        }
+        let mut pending: Vec<usize> = (0..targets.len()).collect();
+        for round in 0..MAX_ROUNDS {
+            if pending.is_empty() {
+                break;
+            }
+            let batch: Vec<&str> = pending.iter().map(|&i| texts[i].as_str()).collect();
+            let encoded = self.tok.encode_batch(&batch)?;
+            let mut next = Vec::new();
+            let mut to_decode: Vec<(usize, Vec<u32>)> = Vec::new();
+            for (&i, mut ids) in pending.iter().zip(encoded) {
+                let target = targets[i] as usize;
+                if ids.len() == target {
+                    continue;
+                }
+                next.push(i);
+                let rng = &mut rngs[i];
+                if round >= MAX_ROUNDS / 2 && !self.pool.is_empty() {
+                    // Stubborn text: start again from pool words only.
+                    texts[i].clear();
+                    self.pool_text(rng, target, &mut texts[i]);
+                } else if ids.len() > target {
+                    ids.truncate(target);
+                    to_decode.push((i, ids));
+                } else if !self.pool.is_empty() {
+                    self.pool_text(rng, target - ids.len(), &mut texts[i]);
+                } else {
+                    let extra = self.fresh_ids(rng, target - ids.len());
+                    ids.extend(extra);
+                    to_decode.push((i, ids));
+                }
+            }
+            if !to_decode.is_empty() {
+                let seqs: Vec<Vec<u32>> = to_decode.iter().map(|(_, ids)| ids.clone()).collect();
+                for ((i, _), text) in to_decode.iter().zip(self.decode_all(&seqs)?) {
+                    texts[*i] = text;
+                }
+            }
+            pending = next;
+        }
+        if let Some(&i) = pending.first() {
+            return Err(DatasetError::Invalid(format!(
+                "could not synthesise a prompt of exactly {} tokens with tokenizer {} \
+                 after {MAX_ROUNDS} rounds",
+                targets[i],
+                self.tok.id()
+            )));
+        }
+        Ok(texts)
+    }
+
+    fn decode_all(&self, seqs: &[Vec<u32>]) -> Result<Vec<String>, DatasetError> {
+        let refs: Vec<&[u32]> = seqs.iter().map(|s| s.as_slice()).collect();
+        Ok(self.tok.decode_batch(&refs)?)
+    }
+}
+
+/// A word piece worth keeping: a space, then 2 to 12 ASCII letters.
+fn is_word_piece(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() >= 3 && b.len() <= 13 && b[0] == b' ' && b[1..].iter().all(u8::is_ascii_alphabetic)
+}
+
+/// Probe (a seeded sample of) the vocabulary for word tokens that round-trip alone.
+fn word_pool(tok: &dyn Tokenize, seed: u64) -> Result<Vec<String>, DatasetError> {
+    let vocab = tok.vocab_size();
+    let (budget, want, chunk) = if tok.is_remote() {
+        (vocab.min(2048), 256, 512)
+    } else {
+        (vocab.min(65_536), 4096, 8192)
+    };
+    let mut rng = StdRng::seed_from_u64(mix(seed, u64::MAX));
+    let candidates = rand::seq::index::sample(&mut rng, vocab, budget).into_vec();
+    let mut pool = Vec::new();
+    for ids in candidates.chunks(chunk) {
+        let singles: Vec<[u32; 1]> = ids.iter().map(|&i| [i as u32]).collect();
+        let refs: Vec<&[u32]> = singles.iter().map(|s| s.as_slice()).collect();
+        let texts = tok.decode_batch(&refs)?;
+        let words: Vec<(u32, String)> = ids
+            .iter()
+            .zip(texts)
+            .filter(|(_, t)| is_word_piece(t))
+            .map(|(&i, t)| (i as u32, t))
+            .collect();
+        let strs: Vec<&str> = words.iter().map(|(_, t)| t.as_str()).collect();
+        let back = tok.encode_batch(&strs)?;
+        for ((id, text), ids) in words.into_iter().zip(back) {
+            if ids == [id] {
+                pool.push(text);
+            }
+        }
+        if pool.len() >= want {
+            break;
+        }
+    }
+    // A handful of words would make monotonous prompts; prefer the general path then.
+    if pool.len() < 16 {
+        pool.clear();
+    }
+    Ok(pool)
+}
+
+/// A per-item seed derived from the run seed (splitmix64 finaliser).
+fn mix(seed: u64, i: u64) -> u64 {
+    let mut z = seed ^ i.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+fn need_path(spec: &DatasetSpec) -> Result<&Path, DatasetError> {
+    spec.path.as_deref().ok_or_else(|| {
+        DatasetError::Invalid(format!(
+            "the {} dataset needs --dataset-path",
+            spec.name.as_str()
+        ))
+    })
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>, DatasetError> {
+    std::fs::read(path).map_err(|source| DatasetError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The first two turns of one ShareGPT conversation, and how many turns it had.
+#[derive(Debug, Default)]
+struct Conversation {
+    first_two: Vec<String>,
+    turns: usize,
+}
+
+impl<'de> Deserialize<'de> for Conversation {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Entry {
+            #[serde(default)]
+            conversations: Option<Turns>,
+        }
+        let e = Entry::deserialize(d)?;
+        Ok(e.conversations.map(|t| t.0).unwrap_or_default())
+    }
+}
+
+/// `conversations`: keeps the first two turns' `value`, skips the rest without allocating.
+struct Turns(Conversation);
+
+impl<'de> Deserialize<'de> for Turns {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        struct Turn {
+            #[serde(default)]
+            value: Option<String>,
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Turns;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of turns")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Turns, A::Error> {
+                let mut c = Conversation::default();
+                while c.turns < 2 {
+                    match seq.next_element::<Turn>()? {
+                        Some(t) => {
+                            c.first_two.push(t.value.unwrap_or_default());
+                            c.turns += 1;
+                        }
+                        None => return Ok(Turns(c)),
+                    }
+                }
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    c.turns += 1;
+                }
+                Ok(Turns(c))
+            }
+        }
+        d.deserialize_seq(V)
+    }
+}
+
+/// What reading a ShareGPT file gave.
+#[derive(Debug)]
+struct ShareGptFile {
+    conversations: Vec<Conversation>,
+    /// `Some(byte offset)` where the file was cut, if it was.
+    truncated_at: Option<usize>,
+}
+
+fn line_of(buf: &[u8], offset: usize) -> usize {
+    1 + memchr::memchr_iter(b'\n', &buf[..offset.min(buf.len())]).count()
+}
+
+fn skip_ws(buf: &[u8], mut pos: usize) -> usize {
+    while pos < buf.len() && buf[pos].is_ascii_whitespace() {
+        pos += 1;
+    }
+    pos
+}
+
+/// Read a JSON array of conversations record by record; a cut-off end is not an error.
+fn read_sharegpt(path: &Path, buf: &[u8]) -> Result<ShareGptFile, DatasetError> {
+    let perr = |offset: usize, msg: String| DatasetError::Parse {
+        path: path.to_path_buf(),
+        line: line_of(buf, offset),
+        msg,
+    };
+    let mut pos = skip_ws(buf, 0);
+    if buf.get(pos) != Some(&b'[') {
+        return Err(perr(pos, "expected a JSON array of conversations".into()));
+    }
+    pos = skip_ws(buf, pos + 1);
+    let mut conversations = Vec::new();
+    if buf.get(pos) == Some(&b']') {
+        return Ok(ShareGptFile {
+            conversations,
+            truncated_at: None,
+        });
+    }
+    loop {
+        if pos >= buf.len() {
+            return Ok(ShareGptFile {
+                conversations,
+                truncated_at: Some(buf.len()),
+            });
+        }
+        let mut stream =
+            serde_json::Deserializer::from_slice(&buf[pos..]).into_iter::<Conversation>();
+        match stream.next() {
+            Some(Ok(c)) => conversations.push(c),
+            Some(Err(e)) if e.is_eof() => {
+                return Ok(ShareGptFile {
+                    conversations,
+                    truncated_at: Some(buf.len()),
+                })
+            }
+            Some(Err(e)) => {
+                let line = line_of(buf, pos) + e.line().saturating_sub(1);
+                return Err(DatasetError::Parse {
+                    path: path.to_path_buf(),
+                    line,
+                    msg: format!("conversation {}: {e}", conversations.len() + 1),
+                });
+            }
+            None => {
+                return Ok(ShareGptFile {
+                    conversations,
+                    truncated_at: Some(buf.len()),
+                })
+            }
+        }
+        pos = skip_ws(buf, pos + stream.byte_offset());
+        match buf.get(pos) {
+            Some(b',') => pos = skip_ws(buf, pos + 1),
+            Some(b']') => {
+                return Ok(ShareGptFile {
+                    conversations,
+                    truncated_at: None,
+                })
+            }
+            None => {
+                return Ok(ShareGptFile {
+                    conversations,
+                    truncated_at: Some(buf.len()),
+                })
+            }
+            Some(&c) => {
+                return Err(perr(
+                    pos,
+                    format!(
+                        "expected `,` or `]` after conversation {}, found `{}`",
+                        conversations.len(),
+                        c as char
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn sharegpt(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
+    let path = need_path(spec)?;
+    let buf = read_file(path)?;
+    let file = read_sharegpt(path, &buf)?;
+    drop(buf);
+    let mut notes = Vec::new();
+    let read = file.conversations.len();
+    match file.truncated_at {
+        Some(at) => notes.push(format!(
+            "sharegpt: {} is truncated (cut at byte {}): read the {} complete conversations \
+             before the cut and ignored the rest",
+            path.display(),
+            thousands(at),
+            thousands(read)
+        )),
+        None => notes.push(format!(
+            "sharegpt: read {} conversations from {}",
+            thousands(read),
+            path.display()
+        )),
+    }
+    // vLLM: keep conversations with at least two turns, then shuffle with the seed.
+    let mut pairs: Vec<(String, String)> = file
+        .conversations
+        .into_iter()
+        .filter(|c| c.turns >= 2 && c.first_two.len() >= 2)
+        .map(|mut c| {
+            let completion = c.first_two.pop().unwrap_or_default();
+            let prompt = c.first_two.pop().unwrap_or_default();
+            (prompt, completion)
+        })
+        .collect();
+    let with_two = pairs.len();
+    let mut rng = StdRng::seed_from_u64(spec.seed);
+    rand::seq::SliceRandom::shuffle(pairs.as_mut_slice(), &mut rng);
+
+    let want = spec.num_prompts;
+    let fixed_out = spec.sharegpt_output_len;
+    let mut prompts: Vec<Prompt> = Vec::with_capacity(want);
+    let (mut examined, mut skipped) = (0usize, 0usize);
+    let mut next = 0usize;
+    while prompts.len() < want && next < pairs.len() {
+        let need = want - prompts.len();
+        let take = (need + need / 8 + 64).min(pairs.len() - next);
+        let chunk = &pairs[next..next + take];
+        next += take;
+        let prompt_ids = {
+            let texts: Vec<&str> = chunk.iter().map(|(p, _)| p.as_str()).collect();
+            tok.encode_batch(&texts)?
+        };
+        let completion_lens: Vec<usize> = match fixed_out {
+            Some(n) => vec![n as usize; chunk.len()],
+            None => {
+                let texts: Vec<&str> = chunk.iter().map(|(_, c)| c.as_str()).collect();
+                tok.encode_batch(&texts)?.iter().map(Vec::len).collect()
+            }
+        };
+        for (((prompt, _), ids), out_len) in chunk.iter().zip(prompt_ids).zip(completion_lens) {
+            if prompts.len() >= want {
+                break;
+            }
+            examined += 1;
+            let in_len = ids.len();
+            if !sharegpt_valid(in_len, out_len, fixed_out.is_some()) {
+                skipped += 1;
+                continue;
+            }
+            prompts.push(Prompt {
+                text: prompt.clone(),
+                input_len: in_len as u32,
+                output_len: out_len as u32,
+            });
+        }
+    }
+    let _ = write!(
+        notes[0],
+        "; {} with at least two turns; examined {} after a seeded shuffle (seed {}), \
+         skipped {} by vLLM's length filters",
+        thousands(with_two),
+        thousands(examined),
+        spec.seed,
+        thousands(skipped)
+    );
+    if prompts.is_empty() {
+        return Err(DatasetError::Invalid(format!(
+            "{}: no conversation passed the filters (prompt >= {SHAREGPT_MIN_LEN} and <= \
+             {SHAREGPT_MAX_PROMPT_LEN} tokens, output >= {SHAREGPT_MIN_LEN}, total <= \
+             {SHAREGPT_MAX_TOTAL_LEN})",
+            path.display()
+        )));
+    }
+    if prompts.len() < want {
+        let have = prompts.len();
+        for _ in have..want {
+            let p = prompts[rng.random_range(0..have)].clone();
+            prompts.push(p);
+        }
+        notes.push(format!(
+            "sharegpt: only {} prompts passed the filters; oversampled to {} by seeded \
+             random repetition",
+            thousands(have),
+            thousands(want)
+        ));
+    }
+    Ok(Dataset { prompts, notes })
+}
+
+/// vLLM's `is_valid_sequence` with its defaults.
+pub fn sharegpt_valid(prompt_len: usize, output_len: usize, fixed_output: bool) -> bool {
+    let prompt_too_short = prompt_len < SHAREGPT_MIN_LEN;
+    let output_too_short = !fixed_output && output_len < SHAREGPT_MIN_LEN;
+    let prompt_too_long = prompt_len > SHAREGPT_MAX_PROMPT_LEN;
+    let combined_too_long = prompt_len + output_len > SHAREGPT_MAX_TOTAL_LEN;
+    !(prompt_too_short || output_too_short || prompt_too_long || combined_too_long)
+}
+
+fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
+    #[derive(Deserialize)]
+    struct Line {
+        prompt: String,
+        output_len: u32,
+    }
+    let path = need_path(spec)?;
+    let buf = read_file(path)?;
+    let text = std::str::from_utf8(&buf).map_err(|e| DatasetError::Parse {
+        path: path.to_path_buf(),
+        line: line_of(&buf, e.valid_up_to()),
+        msg: "not valid UTF-8".into(),
+    })?;
+    let mut rows: Vec<(usize, Line)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row: Line = serde_json::from_str(line).map_err(|e| DatasetError::Parse {
+            path: path.to_path_buf(),
+            line: i + 1,
+            msg: format!("expected {{\"prompt\": string, \"output_len\": integer}}: {e}"),
+        })?;
+        if row.prompt.is_empty() {
+            return Err(DatasetError::Parse {
+                path: path.to_path_buf(),
+                line: i + 1,
+                msg: "empty prompt".into(),
+            });
+        }
+        if row.output_len == 0 {
+            return Err(DatasetError::Parse {
+                path: path.to_path_buf(),
+                line: i + 1,
+                msg: "output_len must be at least 1".into(),
+            });
+        }
+        rows.push((i + 1, row));
+        if rows.len() >= spec.num_prompts {
+            break;
+        }
+    }
+    if rows.is_empty() {
+        return Err(DatasetError::Invalid(format!(
+            "{}: no prompts in the file",
+            path.display()
+        )));
+    }
+    let texts: Vec<&str> = rows.iter().map(|(_, r)| r.prompt.as_str()).collect();
+    let ids = tok.encode_batch(&texts)?;
+    let mut prompts = Vec::with_capacity(spec.num_prompts);
+    for ((line, row), ids) in rows.iter().zip(ids) {
+        if ids.is_empty() {
+            return Err(DatasetError::Parse {
+                path: path.to_path_buf(),
+                line: *line,
+                msg: "the prompt encodes to zero tokens".into(),
+            });
+        }
+        prompts.push(Prompt {
+            text: row.prompt.clone(),
+            input_len: ids.len() as u32,
+            output_len: row.output_len,
+        });
+    }
+    let mut notes = vec![format!(
+        "jsonl: {} prompts from {} in file order",
+        prompts.len(),
+        path.display()
+    )];
+    let have = prompts.len();
+    if have < spec.num_prompts {
+        for i in have..spec.num_prompts {
+            prompts.push(prompts[i % have].clone());
+        }
+        notes.push(format!(
+            "jsonl: the file has {have} prompts; repeated them in order to reach {}",
+            spec.num_prompts
+        ));
+    }
+    Ok(Dataset { prompts, notes })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokenizer::HfTokenizer;
+    use std::collections::HashMap;
+
+    /// A whitespace WordLevel tokenizer over `n` words `w0 .. w{n-1}` (+ `[UNK]` = 0).
+    fn word_level(n: usize) -> HfTokenizer {
+        let mut vocab: HashMap<String, u32> = HashMap::new();
+        vocab.insert("[UNK]".into(), 0);
+        for i in 0..n {
+            vocab.insert(format!("w{i}"), i as u32 + 1);
+        }
+        let model = tokenizers::models::wordlevel::WordLevel::builder()
+            .vocab(vocab.into_iter().collect())
+            .unk_token("[UNK]".into())
+            .build()
+            .unwrap();
+        let mut t = tokenizers::Tokenizer::new(model);
+        t.with_pre_tokenizer(Some(
+            tokenizers::pre_tokenizers::whitespace::WhitespaceSplit,
+        ));
+        HfTokenizer::from_tokenizer(t, "word-level".into())
+    }
+
+    /// A tokenizer whose decode/encode is not a round trip: characters `a` and `b`, and `aa`
+    /// as one merged token. Random ids like [a, a] come back as one token.
+    struct Merging;
+
+    impl Tokenize for Merging {
+        fn encode(&self, text: &str) -> Result<Vec<u32>, TokenizerError> {
+            let b = text.as_bytes();
+            let (mut i, mut out) = (0, Vec::new());
+            while i < b.len() {
+                if b[i] == b'a' && b.get(i + 1) == Some(&b'a') {
+                    out.push(2);
+                    i += 2;
+                } else {
+                    out.push(if b[i] == b'a' { 0 } else { 1 });
+                    i += 1;
+                }
+            }
+            Ok(out)
+        }
+        fn decode(&self, ids: &[u32]) -> Result<String, TokenizerError> {
+            Ok(ids
+                .iter()
+                .map(|&i| ["a", "b", "aa"][i as usize])
+                .collect::<String>())
+        }
+        fn vocab_size(&self) -> usize {
+            3
+        }
+        fn id(&self) -> String {
+            "merging".into()
+        }
+    }
+
+    fn spec(name: DatasetName) -> DatasetSpec {
+        DatasetSpec {
+            name,
+            path: None,
+            num_prompts: 50,
+            random_input_len: 40,
+            random_output_len: 16,
+            random_range_ratio: 0.0,
+            range_convention: RangeConvention::Vllm,
+            sharegpt_output_len: None,
+            seed: 7,
+        }
+    }
+
+    fn check_exact(ds: &Dataset, tok: &dyn Tokenize) {
+        for p in &ds.prompts {
+            assert_eq!(
+                tok.encode(&p.text).unwrap().len(),
+                p.input_len as usize,
+                "{p:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn random_prompts_have_exactly_the_drawn_lengths() {
+        let tok = word_level(500);
+        let mut s = spec(DatasetName::Random);
+        s.random_range_ratio = 0.5;
+        let ds = build(&s, &tok).unwrap();
+        assert_eq!(ds.prompts.len(), 50);
+        check_exact(&ds, &tok);
+        let (lo, hi) = RangeConvention::Vllm.bounds(40, 0.5);
+        let (olo, ohi) = RangeConvention::Vllm.bounds(16, 0.5);
+        assert!(ds
+            .prompts
+            .iter()
+            .all(|p| (lo..=hi).contains(&(p.input_len as u64))
+                && (olo..=ohi).contains(&(p.output_len as u64))));
+        // Lengths really vary.
+        let distinct: std::collections::BTreeSet<u32> =
+            ds.prompts.iter().map(|p| p.input_len).collect();
+        assert!(distinct.len() > 5, "{distinct:?}");
+    }
+
+    #[test]
+    fn random_converges_when_decode_and_encode_disagree() {
+        let ds = build(&spec(DatasetName::Random), &Merging).unwrap();
+        assert!(ds.prompts.iter().all(|p| p.input_len == 40));
+        check_exact(&ds, &Merging);
+        assert!(
+            ds.notes.iter().any(|n| n.contains("whole")),
+            "{:?}",
+            ds.notes
+        );
+    }
+
+    #[test]
+    fn random_is_deterministic_for_a_seed_and_differs_across_seeds() {
+        let tok = word_level(500);
+        let s = spec(DatasetName::Random);
+        let a = build(&s, &tok).unwrap().prompts;
+        let b = build(&s, &tok).unwrap().prompts;
+        assert_eq!(a, b);
+        let mut s2 = s.clone();
+        s2.seed = 8;
+        assert_ne!(a, build(&s2, &tok).unwrap().prompts);
+        // Prompts differ from each other (no cache-friendly repetition).
+        assert_ne!(a[0].text, a[1].text);
+    }
+
+    #[test]
+    fn sglang_ratio_one_means_exactly_the_length() {
+        let tok = word_level(100);
+        let mut s = spec(DatasetName::Random);
+        s.range_convention = RangeConvention::Sglang;
+        s.random_range_ratio = 1.0;
+        let ds = build(&s, &tok).unwrap();
+        assert!(ds
+            .prompts
+            .iter()
+            .all(|p| p.input_len == 40 && p.output_len == 16));
+        s.random_range_ratio = 0.0;
+        assert!(build(&s, &tok).is_err());
+    }
+
+    #[test]
+    fn fixed_repeats_one_exact_prompt() {
+        let tok = word_level(100);
+        let mut s = spec(DatasetName::Fixed);
+        s.random_input_len = 80;
+        s.num_prompts = 5;
+        let ds = build(&s, &tok).unwrap();
+        assert_eq!(ds.prompts.len(), 5);
+        assert!(ds.prompts.iter().all(|p| *p == ds.prompts[0]));
+        assert_eq!(ds.prompts[0].input_len, 80);
+        assert_eq!(ds.prompts[0].output_len, 16);
+        check_exact(&ds, &tok);
+    }
+
+    fn conv(turns: &[&str]) -> String {
+        let t: Vec<String> = turns
+            .iter()
+            .enumerate()
+            .map(|(i, v)| {
+                format!(
+                    r#"{{"from": "{}", "value": {}}}"#,
+                    if i % 2 == 0 { "human" } else { "gpt" },
+                    serde_json::to_string(v).unwrap()
+                )
+            })
+            .collect();
+        format!(r#"{{"id": "x", "conversations": [{}]}}"#, t.join(", "))
+    }
+
+    fn words(n: usize) -> String {
+        (0..n)
+            .map(|i| format!("w{}", i % 50))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn sharegpt_reads_complete_records_of_a_cut_file_and_filters_like_vllm() {
+        let tok = word_level(100);
+        let records = [
+            conv(&[&words(10), &words(20)]),          // ok: 10 + 20
+            conv(&[&words(10)]),                      // one turn: skipped before filtering
+            conv(&[&words(3), &words(20)]),           // prompt too short
+            conv(&[&words(10), &words(3)]),           // output too short
+            conv(&[&words(1025), &words(5)]),         // prompt too long
+            conv(&[&words(1000), &words(1049)]),      // total 2049 too long
+            conv(&[&words(1024), &words(1024), "x"]), // ok at the limits, three turns
+        ];
+        let full = format!("[\n{}\n]", records.join(",\n"));
+        let cut = format!("[\n{},\n{}", records.join(",\n"), &records[0][..30]);
+        let dir = tempfile::tempdir().unwrap();
+        for (name, body, truncated) in [("full.json", &full, false), ("cut.json", &cut, true)] {
+            let path = dir.path().join(name);
+            std::fs::write(&path, body).unwrap();
+            let mut s = spec(DatasetName::Sharegpt);
+            s.path = Some(path);
+            s.num_prompts = 2;
+            let ds = build(&s, &tok).unwrap();
+            let mut lens: Vec<(u32, u32)> = ds
+                .prompts
+                .iter()
+                .map(|p| (p.input_len, p.output_len))
+                .collect();
+            lens.sort();
+            assert_eq!(lens, vec![(10, 20), (1024, 1024)]);
+            check_exact(&ds, &tok);
+            assert_eq!(
+                ds.notes[0].contains("truncated"),
+                truncated,
+                "{:?}",
+                ds.notes
+            );
+            assert!(
+                ds.notes[0].contains(" 7 complete") || !truncated,
+                "{:?}",
+                ds.notes
+            );
+            // More prompts than pass the filters: oversampled, and said so.
+            s.num_prompts = 5;
+            let ds = build(&s, &tok).unwrap();
+            assert_eq!(ds.prompts.len(), 5);
+            assert!(ds.notes.iter().any(|n| n.contains("oversampled")));
+            // A fixed output length replaces the reference answer and its minimum.
+            s.num_prompts = 4;
+            s.sharegpt_output_len = Some(2);
+            let ds = build(&s, &tok).unwrap();
+            let mut ins: Vec<u32> = ds.prompts.iter().map(|p| p.input_len).collect();
+            ins.sort();
+            assert_eq!(ins, vec![10, 10, 1000, 1024]);
+            assert!(ds.prompts.iter().all(|p| p.output_len == 2));
+        }
+    }
+
+    #[test]
+    fn sharegpt_shuffle_is_seeded() {
+        let tok = word_level(100);
+        let records: Vec<String> = (0..40).map(|i| conv(&[&words(5 + i), &words(5)])).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        std::fs::write(&path, format!("[{}]", records.join(","))).unwrap();
+        let mut s = spec(DatasetName::Sharegpt);
+        s.path = Some(path);
+        s.num_prompts = 10;
+        let a = build(&s, &tok).unwrap().prompts;
+        assert_eq!(a, build(&s, &tok).unwrap().prompts);
+        s.seed += 1;
+        assert_ne!(a, build(&s, &tok).unwrap().prompts);
+    }
+
+    #[test]
+    fn sharegpt_syntax_errors_name_the_line() {
+        let tok = word_level(10);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.json");
+        let good = conv(&["a", "b"]);
+        std::fs::write(&path, format!("[\n{good},\n{good}\n{{\"oops\": }}]")).unwrap();
+        let mut s = spec(DatasetName::Sharegpt);
+        s.path = Some(path);
+        let e = build(&s, &tok).unwrap_err().to_string();
+        assert!(e.contains("bad.json:4"), "{e}");
+        std::fs::write(s.path.as_ref().unwrap(), "{}").unwrap();
+        let e = build(&s, &tok).unwrap_err().to_string();
+        assert!(e.contains("bad.json:1") && e.contains("array"), "{e}");
+    }
+
+    #[test]
+    fn jsonl_reads_prompts_and_names_file_and_line_on_errors() {
+        let tok = word_level(100);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.jsonl");
+        std::fs::write(
+            &path,
+            "{\"prompt\": \"w1 w2 w3\", \"output_len\": 7}\n\n{\"prompt\": \"w4\", \"output_len\": 2, \"extra\": 1}\n",
+        )
+        .unwrap();
+        let mut s = spec(DatasetName::Jsonl);
+        s.path = Some(path.clone());
+        s.num_prompts = 3;
+        let ds = build(&s, &tok).unwrap();
+        let got: Vec<(u32, u32)> = ds
+            .prompts
+            .iter()
+            .map(|p| (p.input_len, p.output_len))
+            .collect();
+        assert_eq!(got, vec![(3, 7), (1, 2), (3, 7)]);
+        assert!(ds.notes.iter().any(|n| n.contains("repeated")));
+
+        std::fs::write(
+            &path,
+            "{\"prompt\": \"w1\", \"output_len\": 1}\n{\"prompt\": \"w1\"}\n",
+        )
+        .unwrap();
+        let e = build(&s, &tok).unwrap_err().to_string();
+        assert!(e.contains("p.jsonl:2") && e.contains("output_len"), "{e}");
+        std::fs::write(&path, "not json\n").unwrap();
+        let e = build(&s, &tok).unwrap_err().to_string();
+        assert!(e.contains("p.jsonl:1"), "{e}");
+        s.path = Some(dir.path().join("missing.jsonl"));
+        let e = build(&s, &tok).unwrap_err().to_string();
+        assert!(e.contains("missing.jsonl"), "{e}");
+        s.path = None;
+        assert!(build(&s, &tok)
+            .unwrap_err()
+            .to_string()
+            .contains("--dataset-path"));
+    }
+
+    #[test]
+    fn vllm_filter_boundaries() {
+        assert!(sharegpt_valid(4, 4, false));
+        assert!(!sharegpt_valid(3, 4, false));
+        assert!(!sharegpt_valid(4, 3, false));
+        assert!(sharegpt_valid(4, 1, true));
+        assert!(sharegpt_valid(1024, 1024, false));
+        assert!(!sharegpt_valid(1025, 4, false));
+        assert!(!sharegpt_valid(1000, 1049, false));
+    }
 }

@@ -1,3 +1,10 @@
-//! perfgate's one integration-test binary: each area has its own module.
+//! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
 
+mod baselines;
+mod check;
 mod engine;
+mod faults;
+mod github;
+mod import;
+mod run;
+mod support;
