@@ -337,7 +337,7 @@ fn word_pool(tok: &dyn Tokenize, seed: u64) -> Result<Vec<String>, DatasetError>
     let (budget, want, chunk) = if tok.is_remote() {
         (vocab.min(2048), 256, 512)
     } else {
-        (vocab.min(65_536), 4096, 8192)
+        (vocab.min(65_536), 2048, 4096)
     };
     let mut rng = StdRng::seed_from_u64(mix(seed, u64::MAX));
     let candidates = rand::seq::index::sample(&mut rng, vocab, budget).into_vec();

@@ -24,7 +24,7 @@ pub(crate) fn exec(args: CommentArgs) -> anyhow::Result<Exit> {
     let markdown = match &args.markdown {
         Some(p) => std::fs::read_to_string(p)
             .with_context(|| format!("cannot read the markdown {}", p.display()))?,
-        None => render_markdown(&report),
+        None => crate::report::render_markdown(&report),
     };
     let gate_exit = exit_for(report.verdict, args.fail_on);
     post_report(
@@ -38,7 +38,6 @@ pub(crate) fn exec(args: CommentArgs) -> anyhow::Result<Exit> {
 
 /// The `--github` end of `perfgate check`: a no-op returning `gate_exit` unless `--github`
 /// was given. Call it once the report is rendered.
-#[allow(dead_code)] // wired into `perfgate check` by its one-line hook
 pub(crate) fn after_check(
     report: &Report,
     report_path: Option<&Path>,
@@ -320,40 +319,6 @@ fn check_title(report: &Report) -> String {
     format!("{}: {}", verdict_str(report.verdict), parts.join(", "))
 }
 
-/// Stand-in for the gate's markdown renderer (`crate::report`) until it is merged: the marker,
-/// a summary line and the rows that need attention.
-fn render_markdown(report: &Report) -> String {
-    let mut s = format!("{}\n", github::marker(&report.kind));
-    s.push_str(&format!("## perfgate: {}\n\n", check_title(report)));
-    let attention: Vec<_> = report
-        .rows
-        .iter()
-        .filter(|r| r.verdict != crate::gate::Verdict::Pass)
-        .collect();
-    if !attention.is_empty() {
-        s.push_str("| model | scenario | metric | baseline | current | change | verdict |\n");
-        s.push_str("|---|---|---|---:|---:|---:|---|\n");
-        let num = |v: Option<f64>| v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "–".into());
-        for r in attention {
-            s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {:?} |\n",
-                r.model,
-                r.scenario,
-                r.metric,
-                num(r.baseline),
-                num(r.current),
-                r.change_pct
-                    .map(|x| format!("{x:+.1}%"))
-                    .unwrap_or_else(|| "–".into()),
-                r.verdict
-            ));
-        }
-        s.push('\n');
-    }
-    s.push_str(&format!("{}\n", report.method));
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -376,5 +341,13 @@ mod tests {
             Conclusion::Failure
         );
         assert_eq!(conclusion(Fail, Exit::Pass), Conclusion::Failure);
+    }
+
+    #[test]
+    fn the_poster_looks_for_the_marker_the_renderer_writes() {
+        assert_eq!(
+            github::marker("check"),
+            crate::report::markdown::marker("check")
+        );
     }
 }

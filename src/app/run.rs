@@ -17,7 +17,7 @@ use crate::load::{self, LoadError, Progress, RunConfig};
 use crate::metrics::{self, Metric, MetricsConfig};
 use crate::output;
 use crate::record::ScenarioParams;
-use crate::tokenizer::{Tokenize, TokenizerError};
+use crate::tokenizer::Tokenize;
 
 pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
     let cfg_metrics = metrics_config(&args)?;
@@ -180,41 +180,13 @@ fn load_tokenizer(args: &RunArgs) -> anyhow::Result<Arc<dyn Tokenize>> {
             "--tokenizer is required (a tokenizer.json, a directory holding one, or `server`)"
         ),
     };
-    if name == "server" {
-        anyhow::bail!("--tokenizer server is not available in this build yet");
-    }
-    let mut path = PathBuf::from(&name);
-    if path.is_dir() {
-        path = path.join("tokenizer.json");
-    }
-    let t = tokenizers::Tokenizer::from_file(&path)
-        .map_err(|e| anyhow::anyhow!("cannot read tokenizer {}: {e}", path.display()))?;
-    Ok(Arc::new(HfFile { inner: t, id: name }))
-}
-
-/// A Hugging Face tokenizer.json (stopgap until the tokenizer module's own loader lands).
-struct HfFile {
-    inner: tokenizers::Tokenizer,
-    id: String,
-}
-
-impl Tokenize for HfFile {
-    fn encode(&self, text: &str) -> Result<Vec<u32>, TokenizerError> {
-        self.inner
-            .encode(text, false)
-            .map(|e| e.get_ids().to_vec())
-            .map_err(|e| TokenizerError::Invalid(e.to_string()))
-    }
-    fn decode(&self, ids: &[u32]) -> Result<String, TokenizerError> {
-        self.inner
-            .decode(ids, true)
-            .map_err(|e| TokenizerError::Invalid(e.to_string()))
-    }
-    fn vocab_size(&self) -> usize {
-        self.inner.get_vocab_size(true)
-    }
-    fn id(&self) -> String {
-        self.id.clone()
+    match crate::tokenizer::load(&name, &args.base_url) {
+        Ok(tok) => Ok(Arc::from(tok)),
+        // The engine's own tokenizer failing is the engine's fault, not the user's (exit 3).
+        Err(e @ crate::tokenizer::TokenizerError::Server { .. }) => {
+            Err(infra(format!("--tokenizer {name}: {e}")))
+        }
+        Err(e) => Err(anyhow::Error::new(e).context(format!("--tokenizer {name}"))),
     }
 }
 

@@ -107,3 +107,79 @@ fn unreachable_server_fails_fast_as_connection_errors() {
     };
     assert!(summary.contains("connection_error ×3"), "{summary}");
 }
+
+mod cli {
+    use perfgate::fakeserver::{FakeConfig, Fault};
+
+    use crate::support::*;
+
+    fn run_against(url: &str, dir: &std::path::Path) -> std::process::Output {
+        let tok = word_tokenizer_json(dir);
+        perfgate()
+            .args([
+                "run",
+                "--base-url",
+                url,
+                "--model",
+                "fake-model",
+                "--tokenizer",
+            ])
+            .arg(&tok)
+            .args([
+                "--random-input-len",
+                "8",
+                "--random-output-len",
+                "4",
+                "--num-prompts",
+                "6",
+                "--request-timeout",
+                "5",
+            ])
+            .output()
+            .unwrap()
+    }
+
+    #[test]
+    fn failures_are_listed_by_kind_and_the_run_still_exits_0() {
+        let server = fake(FakeConfig {
+            ttft: ms(2),
+            itl: ms(1),
+            fault: Fault::ErrorEvent { after: 1 },
+            fault_every: 3,
+            ..Default::default()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_against(&server.url(), dir.path());
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert!(
+            stdout.contains("Successful requests:                     4 "),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("Failed requests:                         2 "),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("sse_error_event:                         2 "),
+            "{stdout}"
+        );
+        assert!(stdout.contains("  first: fake in-band error\n"), "{stdout}");
+    }
+
+    #[test]
+    fn nothing_measured_exits_3_with_the_reason() {
+        let server = fake(FakeConfig {
+            fault: Fault::Http500,
+            ..Default::default()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_against(&server.url(), dir.path());
+        assert_eq!(out.status.code(), Some(3));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("all 6 requests failed") && err.contains("http_500"),
+            "{err}"
+        );
+    }
+}

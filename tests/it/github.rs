@@ -248,7 +248,7 @@ async fn failing_report_twice_creates_then_updates_one_comment_and_fails_the_che
     // The job summary holds the table (appended once per run); outputs are set.
     let summary = job.read("summary.md");
     assert!(
-        summary.contains("| model | scenario | metric |"),
+        summary.contains("| Model | Scenario | Metric |"),
         "{summary}"
     );
     assert!(summary.contains("output_throughput"));
@@ -475,7 +475,10 @@ async fn merge_then_comment_posts_one_comment_for_every_model() {
     let comments = fake.comments();
     assert_eq!(comments.len(), 1);
     assert!(
-        comments[0].body.contains("| a |") || comments[0].body.contains("Llama"),
+        comments[0].body.contains("| a |")
+            && comments[0]
+                .body
+                .contains("meta-llama/Llama-3.1-8B-Instruct"),
         "{}",
         comments[0].body
     );
@@ -733,4 +736,90 @@ async fn rate_limits_are_retried_only_when_the_wait_is_short() {
     );
     assert!(fake.check_runs().is_empty());
     assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+fn record(model: &str, run: u32, thr: f64, lat: f64) -> perfgate::record::ScenarioResult {
+    use perfgate::record::{RequestRate, ScenarioParams, ScenarioResult};
+    let n = 200;
+    let jitter = 1.0 + 0.002 * run as f64;
+    let mut r = ScenarioResult {
+        model: model.into(),
+        engine: Some("vllm".into()),
+        params: ScenarioParams {
+            dataset_name: "random".into(),
+            num_prompts: n,
+            random_input_len: Some(1024),
+            random_output_len: Some(128),
+            request_rate: RequestRate::Inf,
+            ..Default::default()
+        },
+        run_index: run,
+        completed: n,
+        duration: 100.0 / (thr * jitter),
+        total_input_tokens: 1024 * n,
+        total_output_tokens: 128 * n,
+        request_throughput: n as f64 / 100.0 * thr * jitter,
+        output_throughput: 256.0 * thr * jitter,
+        ..Default::default()
+    };
+    for (k, v) in [
+        ("median_ttft_ms", 850.0),
+        ("p99_ttft_ms", 2400.0),
+        ("median_tpot_ms", 21.5),
+        ("p99_tpot_ms", 40.25),
+        ("median_itl_ms", 20.75),
+        ("mean_e2el_ms", 3900.0),
+    ] {
+        r.stats.insert(k.into(), v * lat / jitter);
+    }
+    r
+}
+
+#[tokio::test]
+async fn check_with_github_flag_gates_then_posts() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), false);
+    let m = "Qwen/Qwen3-8B";
+    let base: Vec<_> = (0..3).map(|i| record(m, i, 1.0, 1.0)).collect();
+    let slow: Vec<_> = (0..3).map(|i| record(m, i, 0.8, 1.25)).collect();
+    std::fs::write(job.path("base.jsonl"), perfgate::record::to_jsonl(&base)).unwrap();
+    std::fs::write(job.path("cur.jsonl"), perfgate::record::to_jsonl(&slow)).unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_perfgate"));
+    cmd.env_clear()
+        .arg("check")
+        .arg("--baseline")
+        .arg(job.path("base.jsonl"))
+        .arg("--results")
+        .arg(job.path("cur.jsonl"))
+        .arg("--json")
+        .arg(job.path("check.json"))
+        .args(["--color", "never", "--github", "--github-retries", "1"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}"))
+        .env("GITHUB_API_URL", server.uri())
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", job.path("event.json"))
+        .env("GITHUB_STEP_SUMMARY", job.path("summary.md"))
+        .env("GITHUB_OUTPUT", job.path("output.txt"))
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1, "{all}");
+    assert!(comments[0].body.starts_with("<!-- perfgate:check -->"));
+    assert!(comments[0].body.contains("regressed"));
+    assert_eq!(fake.check_runs()[0]["conclusion"], "failure");
+    assert_eq!(fake.check_runs()[0]["head_sha"], HEAD_SHA);
+    assert_eq!(output_value(&job, "verdict").as_deref(), Some("fail"));
+    assert_eq!(
+        output_value(&job, "report-path").as_deref(),
+        Some(job.path("check.json").to_str().unwrap())
+    );
+    assert!(job.read("summary.md").contains("Needs attention"));
+    assert_no_token(&job, &[&out]);
 }

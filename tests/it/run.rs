@@ -263,7 +263,6 @@ mod cli {
     }
 
     #[test]
-    #[ignore = "needs dataset::build (data branch) to synthesize random prompts"]
     fn run_writes_the_vllm_result_json() {
         let server = fake(perfgate::fakeserver::FakeConfig {
             ttft: ms(20),
