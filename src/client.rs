@@ -84,6 +84,8 @@ pub struct Client {
 }
 
 const MAX_MESSAGE: usize = 300;
+/// How long the body may take to end after `[DONE]`.
+const DRAIN_GRACE: Duration = Duration::from_millis(100);
 
 impl Client {
     pub fn new(cfg: ClientConfig) -> Result<Self, ClientError> {
@@ -145,26 +147,27 @@ impl Client {
     }
 
     /// Send one request and measure it. `t0` is the start of the run (all times in the record are
-    /// offsets from it); `scheduled` is when the request was due. Never panics, never returns
-    /// early without a record: failures are recorded in [`RequestRecord::failure`].
+    /// offsets from it); `scheduled` is when the request was due (`None`: now, i.e. latencies
+    /// count from the send). Never panics, never returns early without a record: failures are
+    /// recorded in [`RequestRecord::failure`].
     pub async fn send(
         &self,
         index: u32,
         prompt: &Prompt,
         t0: Instant,
-        scheduled: Instant,
+        scheduled: Option<Instant>,
     ) -> RequestRecord {
         let body = self.body(prompt);
         let mut rec = RequestRecord {
             index,
             input_len: prompt.input_len,
             max_tokens: prompt.output_len,
-            scheduled: scheduled.saturating_duration_since(t0),
             itl_ns: Vec::with_capacity(prompt.output_len.min(4096) as usize),
             ..Default::default()
         };
         let sent = Instant::now();
         rec.sent = sent.saturating_duration_since(t0);
+        rec.scheduled = scheduled.map_or(rec.sent, |s| s.saturating_duration_since(t0));
         let deadline = self
             .cfg
             .request_timeout
@@ -221,23 +224,25 @@ impl Client {
         };
         let mut dec = sse::Decoder::new();
         loop {
-            let next = within(deadline, resp.chunk()).await;
+            let next = if st.done {
+                // After [DONE], give the body a moment to end so the connection can be reused;
+                // a server that keeps it open does not hold the request.
+                match tokio::time::timeout(DRAIN_GRACE, resp.chunk()).await {
+                    Ok(Ok(Some(_))) => continue,
+                    _ => break,
+                }
+            } else {
+                within(deadline, resp.chunk()).await
+            };
             let now = Instant::now();
             match next {
                 Err(f) => return Err(f),
                 Ok(Err(e)) => {
                     return Err(fail(classify(&e, FailureKind::ConnectionReset), chain(&e)))
                 }
-                Ok(Ok(Some(bytes))) => {
-                    if st.done {
-                        continue; // drain after [DONE] so the connection can be reused
-                    }
-                    dec.feed(&bytes, |ev| st.event(ev, now));
-                }
+                Ok(Ok(Some(bytes))) => dec.feed(&bytes, |ev| st.event(ev, now)),
                 Ok(Ok(None)) => {
-                    if !st.done {
-                        dec.finish(|ev| st.event(ev, now));
-                    }
+                    dec.finish(|ev| st.event(ev, now));
                     break;
                 }
             }

@@ -116,6 +116,8 @@ struct TruthCounters {
     gap_count: AtomicU64,
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
+    /// Every TTFT, ns (8 bytes a request).
+    ttfts: std::sync::Mutex<Vec<u64>>,
 }
 
 /// A snapshot of the server's own measurements.
@@ -129,6 +131,8 @@ pub struct Truth {
     pub tokens: u64,
     /// Mean time from a request's arrival to its first token chunk, ms.
     pub mean_ttft_ms: f64,
+    /// Median of the same, ms.
+    pub median_ttft_ms: f64,
     /// Mean gap between successive token chunks of a stream, ms.
     pub mean_chunk_gap_ms: f64,
     /// Most generation requests in flight at once.
@@ -151,6 +155,15 @@ impl TruthCounters {
             completed: ld(&self.completed),
             tokens: ld(&self.tokens),
             mean_ttft_ms: mean(&self.ttft_ns, &self.ttft_count),
+            median_ttft_ms: {
+                let mut v = self.ttfts.lock().map(|v| v.clone()).unwrap_or_default();
+                v.sort_unstable();
+                match v.len() {
+                    0 => 0.0,
+                    n if n % 2 == 1 => v[n / 2] as f64 / 1e6,
+                    n => (v[n / 2 - 1] + v[n / 2]) as f64 / 2e6,
+                }
+            },
             mean_chunk_gap_ms: mean(&self.gap_ns, &self.gap_count),
             max_in_flight: ld(&self.max_in_flight),
         }
@@ -339,7 +352,7 @@ async fn handle(
         (Method::GET, "/health") => json(StatusCode::OK, serde_json::json!({"status": "ok"})),
         (Method::GET, "/v1/models") => json(
             StatusCode::OK,
-            serde_json::json!({"object": "list", "data": [{"id": cfg.model, "object": "model", "owned_by": "perfgate"}]}),
+            serde_json::json!({"object": "list", "data": [{"id": cfg.model, "object": "model", "owned_by": "perfgate", "meta": {"n_vocab": 50_000}}]}),
         ),
         (Method::GET, "/metrics") => full(
             StatusCode::OK,
@@ -599,11 +612,12 @@ async fn run_stream(
         let now = Instant::now();
         match last {
             None => {
-                t.ttft_ns.fetch_add(
-                    now.duration_since(arrived).as_nanos() as u64,
-                    Ordering::Relaxed,
-                );
+                let ns = now.duration_since(arrived).as_nanos() as u64;
+                t.ttft_ns.fetch_add(ns, Ordering::Relaxed);
                 t.ttft_count.fetch_add(1, Ordering::Relaxed);
+                if let Ok(mut v) = t.ttfts.lock() {
+                    v.push(ns);
+                }
             }
             Some(prev) => {
                 t.gap_ns.fetch_add(

@@ -5,7 +5,7 @@
 //!
 //! Latency origin: with a finite rate every request has a due time from the seeded schedule and
 //! its latencies count from that time, including any wait for a concurrency slot (no coordinated
-//! omission). With rate `inf` there is no schedule, so a request is due when it gets its slot.
+//! omission). With rate `inf` there is no schedule, so latencies count from the send.
 //!
 //! The library entry point for other components (the engine runner) is [`run_scenario`].
 
@@ -195,17 +195,16 @@ pub async fn run(
         let prompts = prompts.clone();
         async move {
             for (i, offset) in due.into_iter().enumerate() {
-                let mut scheduled = t0 + offset;
-                if finite_rate {
-                    tokio::time::sleep_until(tokio::time::Instant::from_std(scheduled)).await;
+                // With rate inf a request is due when it is sent (like vLLM); otherwise at its
+                // place in the schedule, however long it then waits for a slot.
+                let scheduled = finite_rate.then_some(t0 + offset);
+                if let Some(due) = scheduled {
+                    tokio::time::sleep_until(tokio::time::Instant::from_std(due)).await;
                 }
                 let permit = match &slots {
                     Some(s) => Some(s.clone().acquire_owned().await.expect("never closed")),
                     None => None,
                 };
-                if !finite_rate {
-                    scheduled = Instant::now();
-                }
                 let (client, prompts, tx) = (client.clone(), prompts.clone(), tx.clone());
                 tokio::spawn(async move {
                     let rec = client.send(i as u32, &prompts[i], t0, scheduled).await;
@@ -284,7 +283,7 @@ async fn warmup(
         let (client, prompts) = (client.clone(), prompts.clone());
         tasks.spawn(async move {
             let p = &prompts[i % prompts.len()];
-            let rec = client.send(i as u32, p, t0, Instant::now()).await;
+            let rec = client.send(i as u32, p, t0, None).await;
             drop(permit);
             rec.ok()
         });

@@ -1,8 +1,191 @@
-//! `perfgate check`.
+//! `perfgate check`: read the baseline and the results, gate them, write the reports, and map
+//! the top verdict to the exit code. "Records in → gate → reports out" is [`gate_and_report`],
+//! which a live run of the suite calls with the records it measured.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
 
 use super::Exit;
-use crate::cli::check::CheckArgs;
+use crate::baseline::Baseline;
+use crate::cli::check::{CheckArgs, ColorChoice, FailOn};
+use crate::gate::{self, GateConfig, ScenarioError, Side, TopVerdict};
+use crate::record::{self, ScenarioResult};
+use crate::report;
 
-pub(crate) fn exec(_args: CheckArgs) -> anyhow::Result<Exit> {
-    anyhow::bail!("`perfgate check` is not implemented yet")
+/// Where the reports go and what fails the check.
+#[derive(Debug, Clone)]
+pub struct ReportOptions {
+    /// JSON report file (`-` = stdout; the table then goes to stderr).
+    pub json: Option<PathBuf>,
+    /// Markdown report file.
+    pub markdown: Option<PathBuf>,
+    pub fail_on: FailOn,
+    /// Colour the terminal table.
+    pub color: bool,
+    /// The report kind (hidden marker of the PR comment).
+    pub kind: String,
+    /// `--github`: post the report at the end (see `app::comment::after_check`).
+    pub github: crate::cli::comment::CheckGithubArgs,
+}
+
+impl ReportOptions {
+    pub fn from_args(args: &CheckArgs) -> ReportOptions {
+        ReportOptions {
+            json: args.json.clone(),
+            markdown: args.markdown.clone(),
+            fail_on: args.fail_on,
+            color: use_color(args.color),
+            kind: args.kind.clone(),
+            github: args.github.clone(),
+        }
+    }
+}
+
+/// Colour only for a terminal without NO_COLOR, unless forced.
+pub fn use_color(choice: ColorChoice) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                && std::io::stdout().is_terminal()
+        }
+    }
+}
+
+/// The exit code of a top verdict.
+pub fn exit_for(verdict: TopVerdict, fail_on: FailOn) -> Exit {
+    match verdict {
+        TopVerdict::Pass => Exit::Pass,
+        TopVerdict::Fail => Exit::Regression,
+        TopVerdict::Inconclusive if fail_on == FailOn::Inconclusive => Exit::Regression,
+        TopVerdict::Inconclusive => Exit::Pass,
+        TopVerdict::Error => Exit::Infra,
+    }
+}
+
+/// A baseline's records, its `[gate]` table and its provenance. A `.jsonl` file is read as
+/// records (one per run).
+pub fn load_baseline(path: &Path) -> anyhow::Result<(Vec<ScenarioResult>, GateConfig, Side)> {
+    let shown = path.display().to_string();
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        let recs = record::read_jsonl(path)?;
+        let side = Side {
+            sources: vec![shown],
+            ..Default::default()
+        };
+        return Ok((recs, GateConfig::default(), side));
+    }
+    let b = Baseline::load(path)?;
+    let cfg = b.gate.clone().unwrap_or_default();
+    cfg.validate()
+        .with_context(|| format!("{shown}: [gate] table"))?;
+    let side = Side {
+        sources: vec![shown],
+        engine: Some(b.engine.name.clone()),
+        engine_version: b.engine.version.clone(),
+        date: b.provenance.date.clone(),
+    };
+    Ok((b.to_records(), cfg, side))
+}
+
+/// The effective gate settings: the baseline's `[gate]` table, then the `--gate` file.
+pub fn gate_config(from_baseline: GateConfig, file: Option<&Path>) -> anyhow::Result<GateConfig> {
+    match file {
+        Some(p) => Ok(from_baseline.merged(&GateConfig::load(p)?)),
+        None => Ok(from_baseline),
+    }
+}
+
+/// Gate `current` against `baseline`, print the terminal table, write the requested reports,
+/// and return the exit code.
+#[allow(clippy::too_many_arguments)]
+pub fn gate_and_report(
+    baseline: &[ScenarioResult],
+    base_side: Side,
+    current: &[ScenarioResult],
+    cur_side: Side,
+    errors: &[ScenarioError],
+    cfg: &GateConfig,
+    opts: &ReportOptions,
+) -> anyhow::Result<Exit> {
+    let report = gate::evaluate(
+        baseline, current, errors, cfg, &opts.kind, base_side, cur_side,
+    );
+    let table = report::render_terminal(&report, opts.color);
+    let json_to_stdout = opts.json.as_deref() == Some(Path::new("-"));
+    if json_to_stdout {
+        eprint!("{table}");
+        print!("{}", report::render_json(&report));
+    } else {
+        print!("{table}");
+    }
+    if let Some(p) = opts.json.as_deref().filter(|_| !json_to_stdout) {
+        write(p, &report::render_json(&report))?;
+    }
+    if let Some(p) = &opts.markdown {
+        write(p, &report::render_markdown(&report))?;
+    }
+    let json = opts.json.as_deref().filter(|_| !json_to_stdout);
+    super::comment::after_check(
+        &report,
+        json,
+        &report::render_markdown(&report),
+        &opts.github,
+        exit_for(report.verdict, opts.fail_on),
+    )
+}
+
+fn write(path: &Path, text: &str) -> anyhow::Result<()> {
+    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+}
+
+pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
+    let (base, base_cfg, base_side) = load_baseline(&args.baseline)?;
+    let cfg = gate_config(base_cfg, args.gate.as_deref())?;
+    if args.results.is_empty() {
+        anyhow::bail!("no --results given: pass one or more JSON Lines files of records");
+    }
+    let mut current = Vec::new();
+    for p in &args.results {
+        current.extend(record::read_jsonl(p)?);
+    }
+    if current.is_empty() {
+        anyhow::bail!("the results hold no records");
+    }
+    let cur_side = Side {
+        sources: args
+            .results
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+        ..Default::default()
+    };
+    let opts = ReportOptions::from_args(&args);
+    gate_and_report(&base, base_side, &current, cur_side, &[], &cfg, &opts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes() {
+        assert_eq!(exit_for(TopVerdict::Pass, FailOn::Inconclusive), Exit::Pass);
+        assert_eq!(
+            exit_for(TopVerdict::Fail, FailOn::Regression),
+            Exit::Regression
+        );
+        assert_eq!(
+            exit_for(TopVerdict::Inconclusive, FailOn::Regression),
+            Exit::Pass
+        );
+        assert_eq!(
+            exit_for(TopVerdict::Inconclusive, FailOn::Inconclusive),
+            Exit::Regression
+        );
+        assert_eq!(exit_for(TopVerdict::Error, FailOn::Regression), Exit::Infra);
+    }
 }

@@ -1,6 +1,55 @@
 //! Flags of `perfgate check`.
 
-use clap::Args;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+/// What makes `check` exit 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum FailOn {
+    /// Only a regressed row fails the check (inconclusive rows exit 0).
+    #[default]
+    Regression,
+    /// An inconclusive row (or a scenario missing from the results) fails the check too.
+    Inconclusive,
+}
+
+/// When to colour the terminal report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum ColorChoice {
+    /// Colour when stdout is a terminal and NO_COLOR is unset.
+    #[default]
+    Auto,
+    Always,
+    Never,
+}
 
 #[derive(Debug, Args)]
-pub struct CheckArgs {}
+pub struct CheckArgs {
+    /// The baseline: a baseline TOML file (or JSON Lines records).
+    #[arg(long, value_name = "FILE")]
+    pub baseline: PathBuf,
+    /// Results to gate: JSON Lines records from `perfgate run`/`import` (one or more files).
+    #[arg(long, value_name = "RECORDS.jsonl", num_args = 1..)]
+    pub results: Vec<PathBuf>,
+    /// Also write the report as JSON to this file (`-` for stdout, instead of the table).
+    #[arg(long, value_name = "OUT")]
+    pub json: Option<PathBuf>,
+    /// Also write the report as markdown (PR comment, job summary) to this file.
+    #[arg(long, value_name = "OUT")]
+    pub markdown: Option<PathBuf>,
+    /// Gate settings (TOML) applied over the baseline's `[gate]` table.
+    #[arg(long, value_name = "FILE")]
+    pub gate: Option<PathBuf>,
+    /// Exit 1 on regressions only (default), or also on inconclusive rows.
+    #[arg(long, value_enum, default_value_t = FailOn::Regression)]
+    pub fail_on: FailOn,
+    /// Colour the terminal table.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// The report kind named in the hidden marker of the markdown (`<!-- perfgate:KIND -->`).
+    #[arg(long, default_value = "check")]
+    pub kind: String,
+    #[command(flatten)]
+    pub github: crate::cli::comment::CheckGithubArgs,
+}

@@ -1,15 +1,17 @@
 //! The gate: statistics that turn baseline and current records into verdicts, and the
 //! [`Report`] structure every renderer (terminal, markdown, JSON) and the GitHub poster consume.
+//! Settings live in [`config`], the numbers in [`stats`], the row and top verdicts in [`verdict`].
 
 use serde::{Deserialize, Serialize};
 
 use crate::record::Direction;
 
-/// Per-metric gate settings: which metrics are gated, their tolerances and directions.
-/// Lives in a baseline file's `[gate]` table or a `--gate` file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-pub struct GateConfig {}
+pub mod config;
+pub mod stats;
+pub mod verdict;
+
+pub use config::{GateConfig, MetricGate};
+pub use verdict::{evaluate, ScenarioError};
 
 /// The verdict of one row (model × scenario × metric).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -59,7 +61,7 @@ pub struct Row {
     pub interval: Option<[f64; 2]>,
     /// Tolerance δ in percent used for this row.
     pub tolerance_pct: Option<f64>,
-    /// Holm-adjusted p-value of "worse than δ", when a test was done.
+    /// Holm-adjusted one-sided p-value of "worse than the baseline", when a test was done.
     pub p_value: Option<f64>,
     pub n_baseline: usize,
     pub n_current: usize,

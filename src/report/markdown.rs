@@ -1,0 +1,257 @@
+//! The markdown rendering of a gate report, for PR comments and job summaries: a hidden marker
+//! that identifies the comment, the summary first, a compact table of the rows that need
+//! attention, a Mermaid `xychart-beta` of the change per scenario, the full table folded in
+//! `<details>`, and the method in one sentence. Shortened, never rejected, to fit GitHub's limit.
+
+use super::{fmt_change, fmt_counts, fmt_interval, fmt_side, fmt_value, fmt_verdict};
+use crate::gate::{Report, Row, TopVerdict, Verdict};
+use crate::record::Direction;
+
+/// GitHub's limit on the body of an issue comment, in characters.
+pub const GITHUB_COMMENT_LIMIT: usize = 65_536;
+
+/// At most this many bars in the chart.
+const MAX_BARS: usize = 40;
+
+/// The hidden marker of a report kind: `<!-- perfgate:check -->`.
+pub fn marker(kind: &str) -> String {
+    format!("<!-- perfgate:{kind} -->")
+}
+
+/// Render for a PR comment or a job summary, within GitHub's comment limit.
+pub fn render_markdown(report: &Report) -> String {
+    render_markdown_limited(report, GITHUB_COMMENT_LIMIT)
+}
+
+/// Render within `limit` characters: first the full table is cut, then the attention table.
+pub fn render_markdown_limited(report: &Report, limit: usize) -> String {
+    let n = report.rows.len();
+    let mut full = n;
+    let mut attention = n;
+    loop {
+        let text = render(report, full, attention);
+        if text.chars().count() <= limit {
+            return text;
+        }
+        if full > 0 {
+            full /= 2;
+        } else if attention > 0 {
+            attention /= 2;
+        } else {
+            // Only the fixed parts are left; cut them at a character boundary.
+            let mut cut: String = text.chars().take(limit.saturating_sub(40)).collect();
+            cut.push_str("\n\n… (shortened to fit)\n");
+            return cut;
+        }
+    }
+}
+
+fn esc(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn icon(v: TopVerdict) -> &'static str {
+    match v {
+        TopVerdict::Pass => "✅",
+        TopVerdict::Fail => "❌",
+        TopVerdict::Inconclusive => "⚠️",
+        TopVerdict::Error => "💥",
+    }
+}
+
+fn verdict_cell(r: &Row) -> String {
+    let word = fmt_verdict(r);
+    match (r.gated, r.verdict) {
+        (true, Verdict::Regressed) | (true, Verdict::Error) => format!("**{word}**"),
+        _ => word,
+    }
+}
+
+fn table(rows: &[&Row], limit: usize, out: &mut String) {
+    out.push_str(
+        "| Model | Scenario | Metric | Baseline | Current | Change | Interval | Verdict |\n",
+    );
+    out.push_str("|---|---|---|--:|--:|--:|--:|---|\n");
+    for r in rows.iter().take(limit) {
+        out.push_str(&format!(
+            "| {} | `{}` | `{}` | {} | {} | {} | {} | {} |\n",
+            esc(&r.model),
+            esc(&r.scenario),
+            esc(&r.metric),
+            fmt_value(&r.metric, r.baseline),
+            fmt_value(&r.metric, r.current),
+            fmt_change(r.change_pct),
+            fmt_interval(r.interval),
+            verdict_cell(r),
+        ));
+    }
+    if rows.len() > limit {
+        out.push_str(&format!(
+            "\n_{} more rows left out to fit GitHub's comment limit; see the JSON report._\n",
+            rows.len() - limit
+        ));
+    }
+}
+
+fn short_model(m: &str) -> &str {
+    m.rsplit('/').next().unwrap_or(m)
+}
+
+/// A Mermaid bar chart of the change of the first gated throughput metric (else the first
+/// gated metric with numbers) per model × scenario.
+fn chart(report: &Report) -> Option<String> {
+    let tested = |r: &&Row| r.gated && r.change_pct.is_some() && r.interval.is_some();
+    let metric = report
+        .rows
+        .iter()
+        .filter(tested)
+        .find(|r| r.direction == Direction::Higher)
+        .or_else(|| report.rows.iter().find(tested))?
+        .metric
+        .clone();
+    let all: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| r.metric == metric && r.change_pct.is_some())
+        .collect();
+    let rows = &all[..all.len().min(MAX_BARS)];
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            format!(
+                "\"{} {}\"",
+                short_model(&r.model).replace('"', "'"),
+                r.scenario.replace('"', "'")
+            )
+        })
+        .collect();
+    let values: Vec<f64> = rows
+        .iter()
+        .map(|r| (r.change_pct.unwrap_or(0.0) * 10.0).round() / 10.0)
+        .collect();
+    let tol = rows.first().and_then(|r| r.tolerance_pct).unwrap_or(5.0);
+    let lo = values.iter().copied().fold(-tol, f64::min).floor() - 1.0;
+    let hi = values.iter().copied().fold(tol, f64::max).ceil() + 1.0;
+    let better = match rows[0].direction {
+        Direction::Higher => "higher is better",
+        Direction::Lower => "lower is better",
+    };
+    let nums: Vec<String> = values.iter().map(|v| format!("{v}")).collect();
+    let first = if all.len() > MAX_BARS {
+        format!(", first {MAX_BARS} of {}", all.len())
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "```mermaid\nxychart-beta\n    title \"{metric}: change % per scenario ({better}{first})\"\n    \
+         x-axis [{}]\n    y-axis \"change %\" {lo} --> {hi}\n    bar [{}]\n```\n",
+        labels.join(", "),
+        nums.join(", ")
+    ))
+}
+
+fn render(report: &Report, full_limit: usize, attention_limit: usize) -> String {
+    let mut out = String::new();
+    out.push_str(&marker(&report.kind));
+    out.push('\n');
+    out.push_str(&format!(
+        "## {} perfgate {}: {}\n\n",
+        icon(report.verdict),
+        report.kind,
+        report.verdict.as_str()
+    ));
+    let gated = report.rows.iter().filter(|r| r.gated).count();
+    out.push_str(&format!(
+        "**{}** of {gated} gated rows.\n\n",
+        fmt_counts(&report.counts, " · ")
+    ));
+    out.push_str(&format!(
+        "Baseline: {} · Current: {}\n\n",
+        esc(&fmt_side(&report.baseline)),
+        esc(&fmt_side(&report.current))
+    ));
+    let attention: Vec<&Row> = report
+        .rows
+        .iter()
+        .filter(|r| {
+            r.gated
+                && matches!(
+                    r.verdict,
+                    Verdict::Regressed | Verdict::Error | Verdict::Missing | Verdict::Inconclusive
+                )
+        })
+        .collect();
+    // Worst first, report order within a verdict.
+    let mut attention = attention;
+    attention.sort_by_key(|r| match r.verdict {
+        Verdict::Regressed => 0,
+        Verdict::Error => 1,
+        Verdict::Missing => 2,
+        _ => 3,
+    });
+    if attention.is_empty() {
+        out.push_str("Nothing needs attention.\n\n");
+    } else {
+        out.push_str("### Needs attention\n\n");
+        table(&attention, attention_limit, &mut out);
+        out.push('\n');
+        if attention.iter().any(|r| r.verdict == Verdict::Inconclusive) {
+            out.push_str(
+                "_Inconclusive: neither a regression nor equivalence is shown; rerun those \
+                 scenarios with more runs._\n\n",
+            );
+        }
+    }
+    if let Some(c) = chart(report) {
+        out.push_str(&c);
+        out.push('\n');
+    }
+    let all: Vec<&Row> = report.rows.iter().collect();
+    out.push_str(&format!(
+        "<details><summary>All {} rows</summary>\n\n",
+        all.len()
+    ));
+    table(&all, full_limit, &mut out);
+    out.push_str(
+        "\n(…) = shown, not gated. Interval: the change's two-sided interval whose worse end must stay within δ to pass.\n\n</details>\n\n",
+    );
+    out.push_str(&format!(
+        "<sub>{} perfgate {}</sub>\n",
+        esc(&report.method),
+        report.perfgate_version
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sample;
+
+    #[test]
+    fn snapshot() {
+        let md = render_markdown(&sample::report());
+        assert!(md.starts_with("<!-- perfgate:check -->\n"));
+        insta::assert_snapshot!(md);
+    }
+
+    #[test]
+    fn shortened_to_fit() {
+        let mut report = sample::report();
+        let row = report.rows[0].clone();
+        for i in 0..3000 {
+            let mut r = row.clone();
+            r.scenario = format!("scenario-{i}");
+            report.rows.push(r);
+        }
+        let full = render(&report, usize::MAX, usize::MAX);
+        assert!(full.chars().count() > GITHUB_COMMENT_LIMIT);
+        let md = render_markdown(&report);
+        assert!(md.chars().count() <= GITHUB_COMMENT_LIMIT);
+        assert!(md.starts_with(&marker("check")));
+        assert!(md.contains("more rows left out"));
+        assert!(md.contains("</details>"));
+        let tiny = render_markdown_limited(&report, 500);
+        assert!(tiny.chars().count() <= 500, "{}", tiny.chars().count());
+    }
+}

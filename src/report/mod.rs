@@ -1,0 +1,196 @@
+//! Renderers of a gate [`Report`]: pure functions from the one verdict structure to a `String`
+//! (terminal table, markdown for PR comments and job summaries, JSON). They never compute
+//! statistics and never print; the caller decides where the text goes.
+
+pub mod json;
+pub mod markdown;
+pub mod terminal;
+
+pub use json::render_json;
+pub use markdown::{render_markdown, render_markdown_limited, GITHUB_COMMENT_LIMIT};
+pub use terminal::render_terminal;
+
+use crate::gate::{Counts, Report, Row, Side};
+
+/// A measured value for a table cell (success rates as percentages).
+pub fn fmt_value(metric: &str, v: Option<f64>) -> String {
+    let Some(v) = v else {
+        return "–".into();
+    };
+    if metric == "success_rate" {
+        return format!("{:.1}%", v * 100.0);
+    }
+    let a = v.abs();
+    if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else if a >= 10.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+/// A percent change, signed, one decimal.
+pub fn fmt_change(v: Option<f64>) -> String {
+    match v {
+        Some(v) => format!("{}%", fmt_signed(v)),
+        None => "–".into(),
+    }
+}
+
+fn fmt_signed(v: f64) -> String {
+    let r = (v * 10.0).round() / 10.0;
+    if r == 0.0 {
+        "0.0".into()
+    } else {
+        format!("{r:+.1}")
+    }
+}
+
+/// An interval of the change, e.g. `[-2.1, +3.4]%`.
+pub fn fmt_interval(v: Option<[f64; 2]>) -> String {
+    match v {
+        Some([lo, hi]) => format!("[{}, {}]%", fmt_signed(lo), fmt_signed(hi)),
+        None => "–".into(),
+    }
+}
+
+/// The verdict word of a row; shown-only rows are parenthesised.
+pub fn fmt_verdict(row: &Row) -> String {
+    if row.gated {
+        row.verdict.as_str().into()
+    } else {
+        format!("({})", row.verdict.as_str())
+    }
+}
+
+/// `12 regressed, 3 improved, …` with zero counts left out (pass always shown).
+pub fn fmt_counts(c: &Counts, sep: &str) -> String {
+    let mut parts = Vec::new();
+    for (n, word) in [
+        (c.regressed, "regressed"),
+        (c.error, "error"),
+        (c.missing, "missing"),
+        (c.inconclusive, "inconclusive"),
+        (c.improved, "improved"),
+    ] {
+        if n > 0 {
+            parts.push(format!("{n} {word}"));
+        }
+    }
+    parts.push(format!("{} pass", c.pass));
+    parts.join(sep)
+}
+
+/// `vllm v0.10.1 (baselines/v0.10.1.toml)`.
+pub fn fmt_side(s: &Side) -> String {
+    let mut out = String::new();
+    if let Some(e) = &s.engine {
+        out.push_str(e);
+    }
+    if let Some(v) = &s.engine_version {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(v);
+    }
+    if out.is_empty() {
+        out.push_str("unknown engine");
+    }
+    if !s.sources.is_empty() {
+        out.push_str(&format!(" ({})", s.sources.join(", ")));
+    }
+    out
+}
+
+/// Rows grouped by model, models in report order.
+pub fn by_model(report: &Report) -> Vec<(&str, Vec<&Row>)> {
+    let mut out: Vec<(&str, Vec<&Row>)> = Vec::new();
+    for r in &report.rows {
+        match out.iter_mut().find(|(m, _)| *m == r.model) {
+            Some((_, rows)) => rows.push(r),
+            None => out.push((&r.model, vec![r])),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+pub(crate) mod sample {
+    //! A small, fixed report shared by the renderers' snapshot tests.
+    use crate::gate::{evaluate, GateConfig, ScenarioError, Side};
+    use crate::record::{RequestRate, ScenarioParams, ScenarioResult};
+
+    pub fn record(model: &str, n: u64, scale_thr: f64, scale_lat: f64) -> ScenarioResult {
+        let mut r = ScenarioResult {
+            model: model.into(),
+            engine: Some("vllm".into()),
+            params: ScenarioParams {
+                dataset_name: "random".into(),
+                num_prompts: n,
+                random_input_len: Some(1024),
+                random_output_len: Some(128),
+                request_rate: RequestRate::Inf,
+                ..Default::default()
+            },
+            completed: n,
+            duration: 100.0 / scale_thr,
+            total_input_tokens: 1024 * n,
+            total_output_tokens: 128 * n,
+            request_throughput: n as f64 / 100.0 * scale_thr,
+            output_throughput: 1280.0 * n as f64 / 1000.0 * scale_thr,
+            ..Default::default()
+        };
+        for (k, v) in [
+            ("median_ttft_ms", 850.0),
+            ("p99_ttft_ms", 2400.0),
+            ("median_tpot_ms", 21.5),
+            ("p99_tpot_ms", 40.25),
+            ("median_itl_ms", 20.75),
+            ("mean_e2el_ms", 3900.0),
+            ("mean_ttft_ms", 900.0),
+        ] {
+            r.stats.insert(k.into(), v * scale_lat);
+        }
+        r
+    }
+
+    /// Two models; model B's second scenario 20 % slower; model A lacks a scenario.
+    pub fn report() -> crate::gate::Report {
+        let base = vec![
+            record("org/model-a", 100, 1.0, 1.0),
+            record("org/model-a", 200, 1.0, 1.0),
+            record("org/model-b", 100, 1.0, 1.0),
+            record("org/model-b", 200, 1.0, 1.0),
+        ];
+        let cur = vec![
+            record("org/model-a", 100, 1.01, 0.99),
+            record("org/model-b", 100, 1.0, 1.0),
+            record("org/model-b", 200, 0.8, 1.25),
+        ];
+        let errors = vec![ScenarioError {
+            model: "org/model-c".into(),
+            scenario: "random-in1024-out128-n100".into(),
+            message: "engine exited with status 1".into(),
+        }];
+        evaluate(
+            &base,
+            &cur,
+            &errors,
+            &GateConfig::default(),
+            "check",
+            Side {
+                sources: vec!["base.toml".into()],
+                engine_version: Some("v0.10.1".into()),
+                ..Default::default()
+            },
+            Side {
+                sources: vec!["cur.jsonl".into()],
+                engine_version: Some("v0.10.2".into()),
+                ..Default::default()
+            },
+        )
+    }
+}

@@ -1,0 +1,142 @@
+//! The terminal rendering of a gate report: sides, one table per model (scenario, metric,
+//! baseline, current, change, interval, verdict) and a one-line summary. Colour is the caller's
+//! choice (NO_COLOR, non-terminals); this function only emits ANSI codes when told to.
+
+use super::{by_model, fmt_change, fmt_counts, fmt_interval, fmt_side, fmt_value, fmt_verdict};
+use crate::gate::{Report, TopVerdict, Verdict};
+
+const RESET: &str = "\x1b[0m";
+
+fn paint(s: &str, code: &str, color: bool) -> String {
+    if color && !code.is_empty() {
+        format!("\x1b[{code}m{s}{RESET}")
+    } else {
+        s.to_string()
+    }
+}
+
+fn verdict_code(v: Verdict, gated: bool) -> &'static str {
+    if !gated {
+        return "2"; // dim
+    }
+    match v {
+        Verdict::Pass => "",
+        Verdict::Regressed => "1;31",
+        Verdict::Improved => "32",
+        Verdict::Inconclusive => "33",
+        Verdict::Missing => "35",
+        Verdict::Error => "1;35",
+    }
+}
+
+fn top_code(v: TopVerdict) -> &'static str {
+    match v {
+        TopVerdict::Pass => "1;32",
+        TopVerdict::Fail => "1;31",
+        TopVerdict::Inconclusive => "1;33",
+        TopVerdict::Error => "1;35",
+    }
+}
+
+/// Render the report for a terminal. `color` adds ANSI colours.
+pub fn render_terminal(report: &Report, color: bool) -> String {
+    let mut out = String::new();
+    out.push_str(&format!("baseline: {}\n", fmt_side(&report.baseline)));
+    out.push_str(&format!("current:  {}\n", fmt_side(&report.current)));
+    const HEAD: [&str; 7] = [
+        "scenario", "metric", "baseline", "current", "change", "interval", "verdict",
+    ];
+    for (model, rows) in by_model(report) {
+        out.push('\n');
+        out.push_str(&paint(model, "1", color));
+        out.push('\n');
+        let cells: Vec<[String; 7]> = rows
+            .iter()
+            .map(|r| {
+                [
+                    r.scenario.clone(),
+                    r.metric.clone(),
+                    fmt_value(&r.metric, r.baseline),
+                    fmt_value(&r.metric, r.current),
+                    fmt_change(r.change_pct),
+                    fmt_interval(r.interval),
+                    fmt_verdict(r),
+                ]
+            })
+            .collect();
+        let mut width = HEAD.map(|h| h.chars().count());
+        for c in &cells {
+            for (w, s) in width.iter_mut().zip(c.iter()) {
+                *w = (*w).max(s.chars().count());
+            }
+        }
+        let line = |c: &[String; 7]| -> Vec<String> {
+            (0..7)
+                .map(|i| {
+                    let pad = width[i] - c[i].chars().count();
+                    // Text columns left-aligned, numbers right-aligned.
+                    if i < 2 || i == 6 {
+                        format!("{}{}", c[i], " ".repeat(pad))
+                    } else {
+                        format!("{}{}", " ".repeat(pad), c[i])
+                    }
+                })
+                .collect()
+        };
+        let head = line(&HEAD.map(String::from));
+        out.push_str(&format!(
+            "  {}\n",
+            paint(head.join("  ").trim_end(), "2", color)
+        ));
+        let mut last_scenario = "";
+        for (row, c) in rows.iter().zip(&cells) {
+            let mut parts = line(c);
+            if row.scenario == last_scenario {
+                parts[0] = " ".repeat(width[0]);
+            }
+            last_scenario = &row.scenario;
+            let verdict = parts[6].trim_end().to_string();
+            parts[6] = paint(&verdict, verdict_code(row.verdict, row.gated), color);
+            out.push_str(&format!("  {}\n", parts.join("  ").trim_end()));
+            if matches!(row.verdict, Verdict::Error | Verdict::Missing) {
+                if let Some(note) = &row.note {
+                    let first = note.lines().next().unwrap_or("");
+                    out.push_str(&format!("    └ {first}\n"));
+                }
+            }
+        }
+    }
+    let gated = report.rows.iter().filter(|r| r.gated).count();
+    out.push('\n');
+    out.push_str(&format!(
+        "perfgate {}: {} — {} (of {gated} gated rows; (…) = shown, not gated)\n",
+        report.kind,
+        paint(
+            &report.verdict.as_str().to_uppercase(),
+            top_code(report.verdict),
+            color
+        ),
+        fmt_counts(&report.counts, ", "),
+    ));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sample;
+
+    #[test]
+    fn snapshot_no_color() {
+        let text = render_terminal(&sample::report(), false);
+        assert!(!text.contains('\x1b'));
+        insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn colour_only_when_asked() {
+        let text = render_terminal(&sample::report(), true);
+        assert!(text.contains("\x1b[1;31mregressed\x1b[0m"), "{text}");
+        assert!(text.contains("\x1b[1;31mFAIL\x1b[0m"), "{text}");
+    }
+}

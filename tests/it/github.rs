@@ -1,0 +1,825 @@
+//! `perfgate comment` and `perfgate merge` end to end against a GitHub double: the sticky
+//! comment is created then updated in place, check runs, job summary, outputs, pagination,
+//! permission hints, retries, an unreachable GitHub and fork refusal.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+use std::time::Duration;
+
+use perfgate::gate::{Counts, Report, Row, Side, TopVerdict, Verdict};
+use perfgate::record::Direction;
+use serde_json::{json, Value};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, ResponseTemplate};
+
+use crate::support::github::{FakeGithub, OWNER, REPO};
+
+const TOKEN: &str = "ghs_perfgateTestToken0123456789SECRET";
+const HEAD_SHA: &str = "0123456789abcdef0123456789abcdef01234567";
+const MERGE_SHA: &str = "fedcba9876543210fedcba9876543210fedcba98";
+const PR: u64 = 42;
+
+fn row(model: &str, scenario: &str, metric: &str, verdict: Verdict, change: f64) -> Row {
+    Row {
+        model: model.into(),
+        scenario: scenario.into(),
+        metric: metric.into(),
+        gated: true,
+        direction: Direction::of(metric),
+        baseline: Some(100.0),
+        current: Some(100.0 * (1.0 + change / 100.0)),
+        change_pct: Some(change),
+        interval: Some([change - 2.0, change + 2.0]),
+        tolerance_pct: Some(5.0),
+        p_value: Some(0.001),
+        n_baseline: 2,
+        n_current: 2,
+        verdict,
+        note: None,
+    }
+}
+
+fn report(model: &str, verdict: TopVerdict, rows: Vec<Row>) -> Report {
+    let mut counts = Counts::default();
+    for r in &rows {
+        match r.verdict {
+            Verdict::Pass => counts.pass += 1,
+            Verdict::Regressed => counts.regressed += 1,
+            Verdict::Improved => counts.improved += 1,
+            Verdict::Inconclusive => counts.inconclusive += 1,
+            Verdict::Missing => counts.missing += 1,
+            Verdict::Error => counts.error += 1,
+        }
+    }
+    Report {
+        kind: "check".into(),
+        verdict,
+        counts,
+        rows,
+        baseline: Side {
+            sources: vec!["baselines/v0.10.1.toml".into()],
+            engine: Some("vllm".into()),
+            engine_version: Some("0.10.1".into()),
+            date: Some("2025-08-20".into()),
+        },
+        current: Side {
+            sources: vec![format!("results/{model}.jsonl")],
+            engine: Some("vllm".into()),
+            engine_version: Some("0.11.0".into()),
+            date: Some("2025-10-01".into()),
+        },
+        method: "Welch's t on log values per row, Holm-corrected across rows.".into(),
+        perfgate_version: "0.1.0".into(),
+    }
+}
+
+fn failing_report() -> Report {
+    report(
+        "meta-llama/Llama-3.1-8B-Instruct",
+        TopVerdict::Fail,
+        vec![
+            row(
+                "meta-llama/Llama-3.1-8B-Instruct",
+                "random-1024-1024",
+                "output_throughput",
+                Verdict::Regressed,
+                -20.0,
+            ),
+            row(
+                "meta-llama/Llama-3.1-8B-Instruct",
+                "random-1024-1024",
+                "median_ttft_ms",
+                Verdict::Regressed,
+                25.0,
+            ),
+            row(
+                "meta-llama/Llama-3.1-8B-Instruct",
+                "sharegpt",
+                "output_throughput",
+                Verdict::Pass,
+                0.4,
+            ),
+        ],
+    )
+}
+
+struct Job {
+    dir: tempfile::TempDir,
+}
+
+impl Job {
+    fn new(report: &Report, fork: bool) -> Job {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("report.json"),
+            serde_json::to_string_pretty(report).unwrap(),
+        )
+        .unwrap();
+        let head_repo = if fork {
+            "someone/vllm".to_string()
+        } else {
+            format!("{OWNER}/{REPO}")
+        };
+        let event = json!({"action": "synchronize", "number": PR, "pull_request": {
+            "number": PR,
+            "head": {"sha": HEAD_SHA, "repo": {"full_name": head_repo}},
+            "base": {"sha": MERGE_SHA, "repo": {"full_name": format!("{OWNER}/{REPO}")}}}});
+        std::fs::write(dir.path().join("event.json"), event.to_string()).unwrap();
+        Job { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path(name)).unwrap_or_default()
+    }
+
+    /// Run `perfgate comment --report report.json ARGS` with a clean Actions-like environment.
+    async fn comment(&self, api: &str, args: &[&str]) -> Output {
+        let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_perfgate"));
+        cmd.env_clear()
+            .arg("comment")
+            .arg("--report")
+            .arg(self.path("report.json"))
+            .args(args)
+            .env("GITHUB_ACTIONS", "true")
+            .env("GITHUB_TOKEN", TOKEN)
+            .env("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}"))
+            .env("GITHUB_API_URL", api)
+            .env("GITHUB_EVENT_NAME", "pull_request")
+            .env("GITHUB_EVENT_PATH", self.path("event.json"))
+            .env("GITHUB_SHA", MERGE_SHA)
+            .env("GITHUB_STEP_SUMMARY", self.path("summary.md"))
+            .env("GITHUB_OUTPUT", self.path("output.txt"))
+            .env("PERFGATE_GITHUB_RETRY_DELAY_MS", "20")
+            .env("PERFGATE_GITHUB_TIMEOUT_SECS", "10")
+            .kill_on_drop(true);
+        tokio::time::timeout(Duration::from_secs(60), cmd.output())
+            .await
+            .expect("perfgate comment did not finish within 60 s")
+            .unwrap()
+    }
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn assert_no_token(job: &Job, outputs: &[&Output]) {
+    for o in outputs {
+        assert!(!text(o).contains(TOKEN), "token printed:\n{}", text(o));
+    }
+    for f in ["summary.md", "output.txt", "report.json"] {
+        assert!(!job.read(f).contains(TOKEN), "token written to {f}");
+    }
+}
+
+fn output_value(job: &Job, name: &str) -> Option<String> {
+    let text = job.read("output.txt");
+    let mut lines = text.lines();
+    while let Some(l) = lines.next() {
+        if let Some(delim) = l.strip_prefix(&format!("{name}<<")) {
+            let mut v = Vec::new();
+            for l in lines.by_ref() {
+                if l == delim {
+                    return Some(v.join("\n"));
+                }
+                v.push(l);
+            }
+        }
+    }
+    None
+}
+
+#[tokio::test]
+async fn failing_report_twice_creates_then_updates_one_comment_and_fails_the_check() {
+    let (server, fake) = FakeGithub::start().await;
+    fake.seed_comments(3);
+    let job = Job::new(&failing_report(), false);
+
+    let first = job.comment(&server.uri(), &[]).await;
+    assert_eq!(first.status.code(), Some(1), "{}", text(&first));
+    let after_first = fake.comments();
+    assert_eq!(after_first.len(), 4, "one comment created");
+    let ours = after_first.last().unwrap().clone();
+    assert!(ours.body.contains("<!-- perfgate:check -->"));
+    assert!(text(&first).contains("created comment"), "{}", text(&first));
+
+    let second = job.comment(&server.uri(), &[]).await;
+    assert_eq!(second.status.code(), Some(1), "{}", text(&second));
+    let after_second = fake.comments();
+    assert_eq!(after_second.len(), 4, "no duplicate comment");
+    assert_eq!(after_second.last().unwrap().id, ours.id, "updated in place");
+    assert!(
+        text(&second).contains("updated comment"),
+        "{}",
+        text(&second)
+    );
+    let patches = server
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.method.as_str() == "PATCH")
+        .count();
+    assert_eq!(patches, 1);
+
+    // One check run per invocation, concluded failure, on the PR head (not the merge commit).
+    let runs = fake.check_runs();
+    assert_eq!(runs.len(), 2);
+    for run in &runs {
+        assert_eq!(run["head_sha"], HEAD_SHA);
+        assert_eq!(run["conclusion"], "failure");
+        assert_eq!(run["status"], "completed");
+        assert_eq!(run["name"], "perfgate");
+        assert_eq!(run["output"]["summary"].as_str().unwrap(), ours.body);
+    }
+    assert!(runs[0]["output"]["title"]
+        .as_str()
+        .unwrap()
+        .starts_with("fail: 2 regressed"));
+
+    // The job summary holds the table (appended once per run); outputs are set.
+    let summary = job.read("summary.md");
+    assert!(
+        summary.contains("| Model | Scenario | Metric |"),
+        "{summary}"
+    );
+    assert!(summary.contains("output_throughput"));
+    assert_eq!(summary.matches("<!-- perfgate:check -->").count(), 2);
+    assert_eq!(output_value(&job, "verdict").as_deref(), Some("fail"));
+    assert_eq!(
+        output_value(&job, "report-path").as_deref(),
+        Some(job.path("report.json").to_str().unwrap())
+    );
+    assert_eq!(output_value(&job, "comment-id"), Some(ours.id.to_string()));
+
+    // Annotations for the regressed rows.
+    let stdout = String::from_utf8_lossy(&first.stdout);
+    assert_eq!(
+        stdout
+            .matches("::error title=perfgate%3A regression::")
+            .count(),
+        2,
+        "{stdout}"
+    );
+
+    // The token was used, and appears nowhere.
+    let reqs = server.received_requests().await.unwrap();
+    assert!(reqs.iter().all(
+        |r| r.headers.get("authorization").unwrap().to_str().unwrap() == format!("Bearer {TOKEN}")
+    ));
+    assert_no_token(&job, &[&first, &second]);
+
+    insta::assert_snapshot!("comment_body_failing", ours.body);
+}
+
+#[tokio::test]
+async fn finds_its_comment_past_the_first_hundred() {
+    let (server, fake) = FakeGithub::start().await;
+    fake.seed_comments(230);
+    let ours = fake.add_comment("<!-- perfgate:check -->\nold report");
+    fake.seed_comments(20);
+    let job = Job::new(&failing_report(), false);
+    let out = job.comment(&server.uri(), &["--no-check-run"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 251, "nothing created");
+    let updated = comments.iter().find(|c| c.id == ours).unwrap();
+    assert!(
+        updated.body.contains("output_throughput"),
+        "{}",
+        updated.body
+    );
+    let gets: Vec<String> = server
+        .received_requests()
+        .await
+        .unwrap()
+        .into_iter()
+        .filter(|r| r.method.as_str() == "GET")
+        .map(|r| r.url.to_string())
+        .collect();
+    assert_eq!(gets.len(), 3, "{gets:?}");
+    assert!(gets[2].contains("page=3"), "{gets:?}");
+    assert!(fake.check_runs().is_empty());
+}
+
+#[tokio::test]
+async fn forbidden_names_the_permissions_and_keeps_the_gate_exit() {
+    let (server, fake) = FakeGithub::start().await;
+    let forbidden = ResponseTemplate::new(403).set_body_json(json!({
+        "message": "Resource not accessible by integration",
+        "documentation_url": "https://docs.github.com/rest/issues/comments#create-an-issue-comment",
+        "status": "403"}));
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/issues/{PR}/comments")))
+        .respond_with(forbidden.clone())
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/check-runs")))
+        .respond_with(forbidden)
+        .mount(&server)
+        .await;
+    let job = Job::new(&failing_report(), false);
+    let out = job.comment(&server.uri(), &[]).await;
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("Resource not accessible by integration"),
+        "{all}"
+    );
+    assert!(all.contains("pull-requests: write"), "{all}");
+    assert!(all.contains("checks: write"), "{all}");
+    assert!(
+        !all.contains("retry"),
+        "403 without rate limit is not retried: {all}"
+    );
+    assert!(fake.comments().is_empty());
+    assert!(job.read("summary.md").contains("output_throughput"));
+    assert_no_token(&job, &[&out]);
+
+    // Under --fail-on-post-error the failed post is an infrastructure error.
+    let out = job.comment(&server.uri(), &["--fail-on-post-error"]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+}
+
+#[tokio::test]
+async fn bad_gateway_is_retried_then_succeeds_without_duplicates() {
+    let (server, fake) = FakeGithub::start().await;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/issues/{PR}/comments")))
+        .respond_with(ResponseTemplate::new(502).set_body_string("<html>Bad Gateway</html>"))
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/check-runs")))
+        .respond_with(ResponseTemplate::new(503).append_header("retry-after", "0"))
+        .up_to_n_times(2)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let job = Job::new(&failing_report(), false);
+    let out = job.comment(&server.uri(), &[]).await;
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("HTTP 502") && all.contains("retry 1/3"),
+        "{all}"
+    );
+    assert!(
+        all.contains("HTTP 503") && all.contains("retry 2/3"),
+        "{all}"
+    );
+    assert_eq!(fake.comments().len(), 1);
+    assert_eq!(fake.check_runs().len(), 1);
+}
+
+#[tokio::test]
+async fn github_down_still_writes_the_summary_and_exits_with_the_gate() {
+    let port = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let api = format!("http://127.0.0.1:{port}");
+    let job = Job::new(&failing_report(), false);
+    let out = job.comment(&api, &["--github-retries", "1"]).await;
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("unreachable"), "{all}");
+    assert!(job.read("summary.md").contains("output_throughput"));
+    assert_eq!(output_value(&job, "verdict").as_deref(), Some("fail"));
+    assert_no_token(&job, &[&out]);
+
+    let passing = report(
+        "m",
+        TopVerdict::Pass,
+        vec![row("m", "s", "output_throughput", Verdict::Pass, 1.0)],
+    );
+    let job = Job::new(&passing, false);
+    let out = job.comment(&api, &["--github-retries", "0"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let out = job
+        .comment(&api, &["--github-retries", "0", "--fail-on-post-error"])
+        .await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+}
+
+#[tokio::test]
+async fn fork_pull_request_is_not_posted_from_unless_allowed() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), true);
+    let out = job.comment(&server.uri(), &[]).await;
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(
+        all.contains("fork") && all.contains("workflow_run"),
+        "{all}"
+    );
+    assert!(server.received_requests().await.unwrap().is_empty());
+    assert!(job.read("summary.md").contains("output_throughput"));
+
+    let out = job.comment(&server.uri(), &["--allow-fork"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(fake.comments().len(), 1);
+}
+
+fn write(dir: &Path, name: &str, r: &Report) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_string(r).unwrap()).unwrap();
+    p
+}
+
+#[tokio::test]
+async fn merge_then_comment_posts_one_comment_for_every_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(
+        dir.path(),
+        "a.json",
+        &report(
+            "a",
+            TopVerdict::Pass,
+            vec![row("a", "s", "output_throughput", Verdict::Pass, 0.5)],
+        ),
+    );
+    let b = write(dir.path(), "b.json", &failing_report());
+    let merged = dir.path().join("merged.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .args(["merge"])
+        .arg(&a)
+        .arg(&b)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(m["verdict"], "fail");
+    assert_eq!(m["counts"]["regressed"], 2);
+    assert_eq!(m["counts"]["pass"], 2);
+    assert_eq!(m["rows"].as_array().unwrap().len(), 4);
+
+    let merged_report: Report = serde_json::from_value(m).unwrap();
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&merged_report, false);
+    let out = job.comment(&server.uri(), &["--fail-on", "never"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1);
+    assert!(
+        comments[0].body.contains("| a |")
+            && comments[0]
+                .body
+                .contains("meta-llama/Llama-3.1-8B-Instruct"),
+        "{}",
+        comments[0].body
+    );
+    assert_eq!(fake.check_runs()[0]["conclusion"], "failure");
+
+    // Duplicate inputs are refused with a usage error naming the files.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .arg("merge")
+        .arg(&b)
+        .arg(&b)
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("b.json"), "{}", text(&out));
+}
+
+/// The `run:` script of one of the action's steps, cut out of action.yml by indentation.
+fn action_script(step: &str) -> String {
+    let yml =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let name = format!("- name: {step}");
+    let mut lines = yml.lines().skip_while(|l| l.trim() != name);
+    let mut script = Vec::new();
+    let mut indent = None;
+    for l in lines.by_ref().skip_while(|l| l.trim() != "run: |").skip(1) {
+        let n = l.len() - l.trim_start().len();
+        let ind = *indent.get_or_insert(n);
+        if !l.trim().is_empty() && n < ind {
+            break;
+        }
+        script.push(l.get(ind..).unwrap_or(""));
+    }
+    assert!(
+        script.iter().any(|l| !l.trim().is_empty()),
+        "no `run: |` script for step `{step}` in action.yml"
+    );
+    script.join("\n")
+}
+
+async fn run_action(dir: &Path, step: &str, env: &[(&str, String)]) -> Output {
+    let script = dir.join("step.sh");
+    std::fs::write(&script, action_script(step)).unwrap();
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg(&script)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn action_passes_inputs_as_single_arguments_and_never_evaluates_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let stub = dir.path().join("perfgate-stub");
+    std::fs::write(
+        &stub,
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > args.txt\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&stub, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let evil = "vllm serve {model} --port {port}; touch pwned $(touch pwned2) `touch pwned3`";
+    let out = run_action(
+        dir.path(),
+        "Run perfgate",
+        &[
+            ("PG_BIN", stub.display().to_string()),
+            ("PG_ROOT", String::new()),
+            ("PG_MODE", "check".into()),
+            ("PG_BASELINE", "baselines/v0.10.1.toml".into()),
+            ("PG_MODELS", "Qwen/Qwen3-8B".into()),
+            ("PG_ENGINE_CMD", evil.into()),
+            ("PG_ENGINE_IMAGE", String::new()),
+            ("PG_BASE_URL", String::new()),
+            ("PG_RUNS", "3".into()),
+            ("PG_FAIL_ON", "regression".into()),
+            ("PG_REPORTS", String::new()),
+            ("PG_OUT", "out".into()),
+            ("GITHUB_TOKEN", TOKEN.into()),
+            (
+                "GITHUB_OUTPUT",
+                dir.path().join("output.txt").display().to_string(),
+            ),
+        ],
+    )
+    .await;
+    // The step itself succeeds: the gate's code is applied after posting.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let args = std::fs::read_to_string(dir.path().join("args.txt")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(
+        args,
+        vec![
+            "check",
+            "--baseline",
+            "baselines/v0.10.1.toml",
+            "--output-dir",
+            "out",
+            "--json",
+            "out/report.json",
+            "--fail-on",
+            "regression",
+            "--models",
+            "Qwen/Qwen3-8B",
+            "--engine-cmd",
+            evil,
+            "--runs",
+            "3",
+            "--github",
+            "--no-comment",
+            "--no-check-run",
+        ]
+    );
+    assert!(
+        !dir.path().join("token.txt").exists(),
+        "perfgate check saw the token"
+    );
+    for f in ["pwned", "pwned2", "pwned3"] {
+        assert!(!dir.path().join(f).exists(), "an input was executed");
+    }
+    assert!(std::fs::read_to_string(dir.path().join("output.txt"))
+        .unwrap()
+        .contains("exit-code=1"));
+}
+
+#[tokio::test]
+async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), false);
+    let reports = job.path("perfgate-reports");
+    for (i, r) in [
+        report(
+            "a",
+            TopVerdict::Pass,
+            vec![row("a", "s", "output_throughput", Verdict::Pass, 0.5)],
+        ),
+        failing_report(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let d = reports.join(format!("perfgate-{i}"));
+        std::fs::create_dir_all(&d).unwrap();
+        write(&d, "report.json", r);
+    }
+    let mut env = vec![
+        ("PG_BIN", env!("CARGO_BIN_EXE_perfgate").to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_MODE", "merge".into()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_REPORTS", reports.display().to_string()),
+        ("PG_PR", PR.to_string()),
+        ("PG_SHA", HEAD_SHA.into()),
+        ("PG_OUT", "merged".into()),
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+        ("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}")),
+        ("GITHUB_API_URL", server.uri()),
+        ("GITHUB_EVENT_NAME", "workflow_run".into()),
+        (
+            "GITHUB_STEP_SUMMARY",
+            job.path("summary.md").display().to_string(),
+        ),
+        (
+            "GITHUB_OUTPUT",
+            job.path("output.txt").display().to_string(),
+        ),
+        ("PERFGATE_GITHUB_RETRY_DELAY_MS", "20".into()),
+    ];
+    let gate = run_action(job.dir.path(), "Run perfgate", &env).await;
+    assert_eq!(gate.status.code(), Some(0), "{}", text(&gate));
+    assert!(fake.comments().is_empty(), "the gate step does not post");
+    let outputs = job.read("output.txt");
+    let report_line = outputs
+        .lines()
+        .find_map(|l| l.strip_prefix("report="))
+        .unwrap();
+    env.push(("PG_REPORT", report_line.to_string()));
+    let post = run_action(job.dir.path(), "Post to the pull request", &env).await;
+    assert_eq!(post.status.code(), Some(0), "{}", text(&post));
+    env.push(("CODE", "1".into()));
+    let out = run_action(job.dir.path(), "Exit with the gate's code", &env).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(fake.comments().len(), 1);
+    let runs = fake.check_runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["head_sha"], HEAD_SHA);
+    assert_eq!(output_value(&job, "verdict").as_deref(), Some("fail"));
+    assert!(job.read("output.txt").contains("exit-code=1"));
+    let merged: Value = serde_json::from_str(&job.read("merged/report.json")).unwrap();
+    assert_eq!(merged["rows"].as_array().unwrap().len(), 4);
+    assert_no_token(&job, &[&gate, &post, &out]);
+    // The summary was written once, by the gate step.
+    assert_eq!(
+        job.read("summary.md")
+            .matches("<!-- perfgate:check -->")
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_only_when_the_wait_is_short() {
+    let (server, fake) = FakeGithub::start().await;
+    // A secondary rate limit asking for no wait: retried, then posted.
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/issues/{PR}/comments")))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .append_header("retry-after", "0")
+                .set_body_json(json!({"message": "You have exceeded a secondary rate limit."})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    // The hourly quota spent, reset in an hour: no point waiting.
+    let reset = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3600;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/check-runs")))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .append_header("x-ratelimit-remaining", "0")
+                .append_header("x-ratelimit-reset", reset.to_string().as_str())
+                .set_body_json(json!({"message": "API rate limit exceeded for installation."})),
+        )
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let job = Job::new(&failing_report(), false);
+    let started = std::time::Instant::now();
+    let out = job.comment(&server.uri(), &[]).await;
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert_eq!(fake.comments().len(), 1, "{all}");
+    assert!(
+        all.contains("HTTP 429") && all.contains("retry 1/3"),
+        "{all}"
+    );
+    assert!(all.contains("giving up"), "{all}");
+    assert!(
+        !all.contains("permissions:"),
+        "a rate limit is not a permission problem: {all}"
+    );
+    assert!(fake.check_runs().is_empty());
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+fn record(model: &str, run: u32, thr: f64, lat: f64) -> perfgate::record::ScenarioResult {
+    use perfgate::record::{RequestRate, ScenarioParams, ScenarioResult};
+    let n = 200;
+    let jitter = 1.0 + 0.002 * run as f64;
+    let mut r = ScenarioResult {
+        model: model.into(),
+        engine: Some("vllm".into()),
+        params: ScenarioParams {
+            dataset_name: "random".into(),
+            num_prompts: n,
+            random_input_len: Some(1024),
+            random_output_len: Some(128),
+            request_rate: RequestRate::Inf,
+            ..Default::default()
+        },
+        run_index: run,
+        completed: n,
+        duration: 100.0 / (thr * jitter),
+        total_input_tokens: 1024 * n,
+        total_output_tokens: 128 * n,
+        request_throughput: n as f64 / 100.0 * thr * jitter,
+        output_throughput: 256.0 * thr * jitter,
+        ..Default::default()
+    };
+    for (k, v) in [
+        ("median_ttft_ms", 850.0),
+        ("p99_ttft_ms", 2400.0),
+        ("median_tpot_ms", 21.5),
+        ("p99_tpot_ms", 40.25),
+        ("median_itl_ms", 20.75),
+        ("mean_e2el_ms", 3900.0),
+    ] {
+        r.stats.insert(k.into(), v * lat / jitter);
+    }
+    r
+}
+
+#[tokio::test]
+async fn check_with_github_flag_gates_then_posts() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), false);
+    let m = "Qwen/Qwen3-8B";
+    let base: Vec<_> = (0..3).map(|i| record(m, i, 1.0, 1.0)).collect();
+    let slow: Vec<_> = (0..3).map(|i| record(m, i, 0.8, 1.25)).collect();
+    std::fs::write(job.path("base.jsonl"), perfgate::record::to_jsonl(&base)).unwrap();
+    std::fs::write(job.path("cur.jsonl"), perfgate::record::to_jsonl(&slow)).unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_perfgate"));
+    cmd.env_clear()
+        .arg("check")
+        .arg("--baseline")
+        .arg(job.path("base.jsonl"))
+        .arg("--results")
+        .arg(job.path("cur.jsonl"))
+        .arg("--json")
+        .arg(job.path("check.json"))
+        .args(["--color", "never", "--github", "--github-retries", "1"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}"))
+        .env("GITHUB_API_URL", server.uri())
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", job.path("event.json"))
+        .env("GITHUB_STEP_SUMMARY", job.path("summary.md"))
+        .env("GITHUB_OUTPUT", job.path("output.txt"))
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1, "{all}");
+    assert!(comments[0].body.starts_with("<!-- perfgate:check -->"));
+    assert!(comments[0].body.contains("regressed"));
+    assert_eq!(fake.check_runs()[0]["conclusion"], "failure");
+    assert_eq!(fake.check_runs()[0]["head_sha"], HEAD_SHA);
+    assert_eq!(output_value(&job, "verdict").as_deref(), Some("fail"));
+    assert_eq!(
+        output_value(&job, "report-path").as_deref(),
+        Some(job.path("check.json").to_str().unwrap())
+    );
+    assert!(job.read("summary.md").contains("Needs attention"));
+    assert_no_token(&job, &[&out]);
+}
