@@ -22,7 +22,11 @@ fn main() -> anyhow::Result<()> {
     let Some(tok_path) = args.first() else {
         anyhow::bail!("usage: dataset_speed TOKENIZER [SHAREGPT] [NUM_PROMPTS] [INPUT_LEN]");
     };
-    let n: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(10_000);
+    let n: usize = args
+        .get(2)
+        .map(|s| s.parse())
+        .transpose()?
+        .unwrap_or(10_000);
     let input_len: u32 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(128);
 
     let (t, c) = (Instant::now(), cpu());
@@ -69,6 +73,16 @@ fn main() -> anyhow::Result<()> {
         for note in &ds.notes {
             println!("  note: {note}");
         }
+        // Again with another seed: the token counts are reused within the process.
+        spec.seed = 1;
+        let (t, c) = (Instant::now(), cpu());
+        let ds = build(&spec, tok.as_ref())?;
+        println!(
+            "sharegpt again (seed 1, counts reused): {} prompts: {:.3} s wall, {:.2} s cpu",
+            ds.prompts.len(),
+            t.elapsed().as_secs_f64(),
+            cpu() - c
+        );
     }
     Ok(())
 }

@@ -42,7 +42,7 @@ set -e
 
 # The same launcher with 1 slot instead of 4: concurrent requests now queue.
 SLOW_CMD='"$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL"'
-SLOW_CMD+=' --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 1 --threads 1 --metrics'
+SLOW_CMD+=' --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 1 --threads 1 --metrics --no-prompt-cache'
 say "5/5 checking a slowed engine (--parallel 1) against it ($RUNS runs)"
 set +e
 "$BIN" check --baseline "$OUT/baseline.toml" --runs "$RUNS" --port "$PORT" --output-dir "$OUT/slowed" \

@@ -108,6 +108,10 @@ pub struct ModelBaseline {
     /// The launch command exactly as the source recorded it, for the record.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_command: Option<String>,
+    /// Anything a reviewer should know about this model's runs (e.g. a launch command that
+    /// names another model than the runs did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
     #[serde(default)]
     pub scenarios: Vec<ScenarioBaseline>,
 }
@@ -142,6 +146,16 @@ pub struct RunInfo {
     pub output_token_source: Option<crate::record::OutputTokenSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tokenizer_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub perfgate_version: Option<String>,
+    /// Metrics the source did not print but an importer computed (see `ScenarioResult::derived`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<String>,
+    /// Failed requests by kind.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub errors: BTreeMap<String, crate::record::ErrorCount>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -211,7 +225,7 @@ impl Baseline {
         Baseline::parse(&text, &p)
     }
 
-    fn validate(&self, path: &str) -> Result<(), BaselineError> {
+    pub fn validate(&self, path: &str) -> Result<(), BaselineError> {
         let invalid = |message: String| BaselineError::Invalid {
             path: path.into(),
             message,
@@ -240,6 +254,18 @@ impl Baseline {
                 }
                 let n = s.runs.len();
                 for (name, series) in &s.metrics {
+                    if !crate::record::is_metric_key(name) {
+                        return Err(invalid(format!(
+                            "model `{}`, scenario `{id}`: unknown metric `{name}`",
+                            m.name
+                        )));
+                    }
+                    if series.values.iter().any(|v| !v.is_finite()) {
+                        return Err(invalid(format!(
+                            "model `{}`, scenario `{id}`, metric `{name}`: values must be finite numbers",
+                            m.name
+                        )));
+                    }
                     if series.values.len() != n {
                         return Err(invalid(format!(
                             "model `{}`, scenario `{id}`, metric `{name}`: {} values for {n} runs",
@@ -253,9 +279,44 @@ impl Baseline {
         Ok(())
     }
 
-    /// Render as TOML with a stable order (models, scenarios and metrics as stored).
+    /// Render as TOML with a stable order (models, scenarios and runs as stored, metrics sorted
+    /// by name), one inline table per metric so that a re-record gives a line-per-metric diff.
     pub fn to_toml(&self) -> String {
-        toml::to_string(self).expect("baselines serialize")
+        let plain = toml::to_string(self).expect("baselines serialize");
+        let mut doc: toml_edit::DocumentMut = plain.parse().expect("own TOML parses");
+        if let Some(models) = doc
+            .get_mut("models")
+            .and_then(|m| m.as_array_of_tables_mut())
+        {
+            for m in models.iter_mut() {
+                let Some(scenarios) = m
+                    .get_mut("scenarios")
+                    .and_then(|s| s.as_array_of_tables_mut())
+                else {
+                    continue;
+                };
+                for s in scenarios.iter_mut() {
+                    let Some(metrics) = s.get_mut("metrics") else {
+                        continue;
+                    };
+                    let Some(table) = metrics.as_table() else {
+                        continue;
+                    };
+                    let mut fresh = toml_edit::Table::new();
+                    for (k, item) in table.iter() {
+                        if let Some(t) = item.as_table() {
+                            let mut inline = t.clone().into_inline_table();
+                            inline.fmt();
+                            fresh.insert(k, toml_edit::value(inline));
+                        }
+                    }
+                    *metrics = toml_edit::Item::Table(fresh);
+                }
+            }
+        }
+        let mut text = String::from(HEADER);
+        text.push_str(&doc.to_string());
+        text
     }
 
     /// One record per run of every scenario of every model.
@@ -274,19 +335,217 @@ impl Baseline {
                     rec.run_index = i as u32;
                     rec.engine = Some(self.engine.name.clone());
                     rec.engine_version = self.engine.version.clone();
+                    rec.launch_command = m.launch_command.clone();
+                    rec.tensor_parallel_size = m.tensor_parallel_size;
                     rec.source = run.source.clone();
                     rec.date = run.date.clone();
                     rec.backend = run.backend.clone();
                     rec.seed = run.seed;
                     rec.output_token_source = run.output_token_source;
                     rec.tokenizer_id = run.tokenizer_id.clone();
+                    rec.model_id = run.model_id.clone();
+                    rec.perfgate_version = run.perfgate_version.clone();
+                    rec.derived = run.derived.clone();
+                    rec.errors = run.errors.clone();
                     out.push(rec);
                 }
             }
         }
         out
     }
+
+    /// Build a baseline from records: models and scenarios in order of first appearance, one
+    /// run per record (appended after the runs of `base`, if given). A metric that some runs
+    /// of a scenario lack is left out of that scenario (reported in the returned notes).
+    pub fn from_records(
+        records: &[ScenarioResult],
+        engine: EngineInfo,
+        provenance: Provenance,
+        base: Option<&Baseline>,
+    ) -> Result<(Baseline, Vec<String>), BaselineError> {
+        let invalid = |message: String| BaselineError::Invalid {
+            path: "records".into(),
+            message,
+        };
+        let mut notes = Vec::new();
+        // model -> (ModelBaseline without scenarios, scenario id -> (params, runs))
+        type Runs = Vec<(RunInfo, BTreeMap<String, f64>)>;
+        type Scenarios = Vec<(String, ScenarioParams, Runs)>;
+        let mut models: Vec<(ModelBaseline, Scenarios)> = Vec::new();
+        if let Some(b) = base {
+            for m in &b.models {
+                let mut scenarios = Vec::new();
+                for s in &m.scenarios {
+                    let runs = s
+                        .runs
+                        .iter()
+                        .enumerate()
+                        .map(|(i, r)| {
+                            let vals = s
+                                .metrics
+                                .iter()
+                                .filter_map(|(k, v)| v.values.get(i).map(|x| (k.clone(), *x)))
+                                .collect();
+                            (r.clone(), vals)
+                        })
+                        .collect();
+                    scenarios.push((s.id.clone(), s.params.clone(), runs));
+                }
+                let mut head = m.clone();
+                head.scenarios.clear();
+                models.push((head, scenarios));
+            }
+        }
+        for r in records {
+            if let Some(e) = r.engine.as_deref().filter(|e| *e != engine.name) {
+                return Err(invalid(format!(
+                    "{}: the record's engine `{e}` is not the baseline's `{}`",
+                    r.source.as_deref().unwrap_or(&r.model),
+                    engine.name
+                )));
+            }
+            if let (Some(v), Some(ev)) = (r.engine_version.as_deref(), engine.version.as_deref()) {
+                if v != ev {
+                    return Err(invalid(format!(
+                        "{}: the record's engine version `{v}` is not the baseline's `{ev}`",
+                        r.source.as_deref().unwrap_or(&r.model)
+                    )));
+                }
+            }
+            let mi = match models.iter().position(|(m, _)| m.name == r.model) {
+                Some(i) => i,
+                None => {
+                    models.push((
+                        ModelBaseline {
+                            name: r.model.clone(),
+                            ..Default::default()
+                        },
+                        Vec::new(),
+                    ));
+                    models.len() - 1
+                }
+            };
+            let (model, scenarios) = &mut models[mi];
+            if let Some(cmd) = &r.launch_command {
+                match &model.launch_command {
+                    None => {
+                        let l = crate::import::launch::parse(cmd);
+                        model.launch_command = Some(cmd.clone());
+                        model.extra_args = l.extra_args.clone();
+                        if let Some(other) = l.model.as_deref().filter(|m| *m != r.model) {
+                            model.notes = Some(format!(
+                                "The recorded launch command names `{other}`, but the runs' own arguments name `{}`; the runs are recorded under `{}`.",
+                                r.model, r.model
+                            ));
+                        }
+                    }
+                    Some(c) if c != cmd => {
+                        return Err(invalid(format!(
+                            "model `{}`: runs were launched with different commands:\n  {c}\n  {cmd}",
+                            r.model
+                        )));
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(tp) = r.tensor_parallel_size {
+                match model.tensor_parallel_size {
+                    None => model.tensor_parallel_size = Some(tp),
+                    Some(t) if t != tp => {
+                        return Err(invalid(format!(
+                            "model `{}`: runs used tensor parallel sizes {t} and {tp}",
+                            r.model
+                        )));
+                    }
+                    _ => {}
+                }
+            }
+            let id = r.scenario_id();
+            let si = match scenarios.iter().position(|(sid, _, _)| *sid == id) {
+                Some(i) => i,
+                None => {
+                    scenarios.push((id.clone(), r.params.clone(), Vec::new()));
+                    scenarios.len() - 1
+                }
+            };
+            let run = RunInfo {
+                source: r.source.clone(),
+                date: r.date.clone(),
+                backend: r.backend.clone(),
+                seed: r.seed,
+                output_token_source: r.output_token_source,
+                tokenizer_id: r.tokenizer_id.clone(),
+                model_id: r.model_id.clone(),
+                perfgate_version: r.perfgate_version.clone(),
+                derived: r.derived.clone(),
+                errors: r.errors.clone(),
+            };
+            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| x.source == run.source) {
+                notes.push(format!(
+                    "model `{}`, scenario `{id}`: a run from {} is already recorded; added again",
+                    r.model,
+                    run.source.as_deref().unwrap_or_default()
+                ));
+            }
+            scenarios[si]
+                .2
+                .push((run, r.metrics().into_iter().collect()));
+        }
+        let mut out_models = Vec::new();
+        for (mut model, scenarios) in models {
+            for (id, params, runs) in scenarios {
+                let mut names: Vec<String> = Vec::new();
+                for (_, vals) in &runs {
+                    for k in vals.keys() {
+                        if !names.contains(k) {
+                            names.push(k.clone());
+                        }
+                    }
+                }
+                let mut metrics = BTreeMap::new();
+                for name in names {
+                    let values: Vec<f64> = runs
+                        .iter()
+                        .filter_map(|(_, v)| v.get(&name).copied())
+                        .collect();
+                    if values.len() != runs.len() {
+                        notes.push(format!(
+                            "model `{}`, scenario `{id}`: metric `{name}` is missing from some runs and was left out",
+                            model.name
+                        ));
+                        continue;
+                    }
+                    metrics.insert(
+                        name.clone(),
+                        MetricSeries {
+                            direction: Direction::of(&name),
+                            values,
+                        },
+                    );
+                }
+                model.scenarios.push(ScenarioBaseline {
+                    id,
+                    params,
+                    runs: runs.into_iter().map(|(r, _)| r).collect(),
+                    metrics,
+                });
+            }
+            out_models.push(model);
+        }
+        let b = Baseline {
+            schema_version: SCHEMA_VERSION,
+            engine,
+            provenance,
+            gate: base.and_then(|b| b.gate.clone()),
+            models: out_models,
+        };
+        b.validate("records")?;
+        Ok((b, notes))
+    }
 }
+
+/// The comment that opens every written baseline.
+const HEADER: &str = "# perfgate baseline: per model and scenario, the value of every run of every metric.\n# Written by `perfgate baseline record`; see schema/baseline.schema.json.\n\n";
 
 /// A JSON number that keeps integers integral (so `completed = 10000.0` becomes `10000`).
 fn number(v: f64) -> serde_json::Value {

@@ -97,7 +97,11 @@ impl Client {
         let http = reqwest::Client::builder()
             .no_proxy()
             .tcp_nodelay(true)
-            .pool_max_idle_per_host(usize::MAX)
+            // No connection reuse: llama.cpp's server answers `Keep-Alive` yet closes the
+            // connection after a streamed response, and a request sent on it in that instant
+            // fails with "connection closed before message completed" (a false failure). A
+            // fresh loopback connection per request costs well under a millisecond.
+            .pool_max_idle_per_host(0)
             .connect_timeout(cfg.request_timeout.unwrap_or(Duration::from_secs(30)))
             .build()
             .map_err(|e| ClientError::Build(e.to_string()))?;

@@ -264,6 +264,17 @@ pub struct ScenarioResult {
     pub max_output_tokens_per_s: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrent_requests: Option<u64>,
+    /// SGLang's `Concurrency:` (mean requests in flight: total latency / duration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<f64>,
+
+    // ---- how the engine was launched (imports and live runs) ----------------------------
+    /// The engine launch command as the source recorded it (e.g. the `docker run …` above a
+    /// seed section).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_command: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tensor_parallel_size: Option<u32>,
 
     // ---- perfgate's own ----------------------------------------------------------------
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -276,6 +287,10 @@ pub struct ScenarioResult {
     pub source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perfgate_version: Option<String>,
+    /// Fields that the source did not print but an importer computed from what it did print
+    /// (e.g. `duration` from an LMDeploy CSV's RPS). Empty for live runs and exact imports.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived: Vec<String>,
 
     /// Distribution statistics under vLLM's key names (`mean_ttft_ms`, `p99_itl_ms`, …).
     #[serde(flatten)]
@@ -318,6 +333,7 @@ impl ScenarioResult {
             "total_token_throughput" => return self.total_token_throughput,
             "max_output_tokens_per_s" => return self.max_output_tokens_per_s,
             "max_concurrent_requests" => return self.max_concurrent_requests.map(|v| v as f64),
+            "concurrency" => return self.concurrency,
             "total_output_tokens_retokenized" => {
                 return self.total_output_tokens_retokenized.map(|v| v as f64)
             }
@@ -325,6 +341,43 @@ impl ScenarioResult {
         };
         Some(v)
     }
+
+    /// Every numeric metric the record holds, by name: the outcome fields that are present,
+    /// then the distribution statistics (sorted). This is what a baseline stores per run.
+    pub fn metrics(&self) -> Vec<(String, f64)> {
+        let mut out: Vec<(String, f64)> = Vec::new();
+        for name in OUTCOME_METRICS {
+            if let Some(v) = self.metric(name) {
+                out.push((name.to_string(), v));
+            }
+        }
+        out.extend(self.stats.iter().map(|(k, v)| (k.clone(), *v)));
+        out
+    }
+}
+
+/// The outcome metrics of a record (everything numeric except the flattened statistics),
+/// in vLLM's `--save-result` order. `success_rate` is derived and not listed.
+pub const OUTCOME_METRICS: [&str; 14] = [
+    "completed",
+    "failed",
+    "duration",
+    "total_input_tokens",
+    "total_output_tokens",
+    "total_output_tokens_retokenized",
+    "request_throughput",
+    "request_goodput",
+    "input_throughput",
+    "output_throughput",
+    "total_token_throughput",
+    "max_output_tokens_per_s",
+    "max_concurrent_requests",
+    "concurrency",
+];
+
+/// Is `name` a metric a baseline may store (an outcome metric or a statistic key)?
+pub fn is_metric_key(name: &str) -> bool {
+    OUTCOME_METRICS.contains(&name) || is_stat_key(name)
 }
 
 /// Is `key` a distribution statistic key in vLLM's naming (`mean_ttft_ms`, `p99.9_itl_ms`, …)?
@@ -460,7 +513,7 @@ mod tests {
     #[test]
     fn jsonl_round_trips_exact_numbers() {
         let r = sample();
-        let text = to_jsonl(&[r.clone()]);
+        let text = to_jsonl(std::slice::from_ref(&r));
         assert!(text.contains("\"mean_ttft_ms\":274601.85"), "{text}");
         assert!(text.contains("\"request_rate\":\"inf\""), "{text}");
         let back = parse_jsonl(&text, "x.jsonl").unwrap();

@@ -1,8 +1,121 @@
-//! `perfgate baseline …`.
+//! `perfgate baseline record | show | schema`.
+
+use std::collections::BTreeSet;
+
+use anyhow::Context;
 
 use super::Exit;
-use crate::cli::baseline::BaselineCommand;
+use crate::baseline::{Baseline, EngineInfo, LaunchSpec};
+use crate::cli::baseline::{BaselineCommand, RecordArgs, ShowArgs};
+use crate::record::{read_jsonl, to_jsonl};
+
+/// The JSON Schema of the baseline format, as published in `schema/baseline.schema.json`.
+pub const SCHEMA: &str = include_str!("../../schema/baseline.schema.json");
 
 pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
-    match cmd {}
+    match cmd {
+        BaselineCommand::Record(a) => record(*a),
+        BaselineCommand::Show(a) => show(a),
+        BaselineCommand::Schema => {
+            print!("{SCHEMA}");
+            Ok(Exit::Pass)
+        }
+    }
+}
+
+fn record(a: RecordArgs) -> anyhow::Result<Exit> {
+    let mut records = Vec::new();
+    for f in &a.records {
+        records.extend(read_jsonl(f)?);
+    }
+    if records.is_empty() {
+        anyhow::bail!("no records in {}", a.records[0].display());
+    }
+    let base = a.runs_from.as_deref().map(Baseline::load).transpose()?;
+    let mut engine = base.as_ref().map(|b| b.engine.clone()).unwrap_or_default();
+    if let Some(n) = a.engine.clone().or_else(|| records[0].engine.clone()) {
+        if base.is_none() || a.engine.is_some() {
+            engine.name = n;
+        }
+    }
+    if engine.name.is_empty() {
+        anyhow::bail!("the records do not name their engine; pass `--engine`");
+    }
+    if let Some(v) = a
+        .engine_version
+        .clone()
+        .or_else(|| records[0].engine_version.clone())
+    {
+        if engine.version.is_none() || a.engine_version.is_some() {
+            engine.version = Some(v);
+        }
+    }
+    engine.image = a.image.clone().or(engine.image);
+    engine.install = a.install.clone().or(engine.install);
+    if let Some(p) = &a.preset {
+        engine.launch.get_or_insert_with(LaunchSpec::default).preset = Some(p.clone());
+    }
+    let mut prov = base
+        .as_ref()
+        .map(|b| b.provenance.clone())
+        .unwrap_or_default();
+    let sources: BTreeSet<String> = if a.sources.is_empty() {
+        records
+            .iter()
+            .filter_map(|r| r.source.as_deref())
+            .map(|s| match s.rsplit_once(':') {
+                Some((f, l)) if l.chars().all(|c| c.is_ascii_digit()) => f.to_string(),
+                _ => s.to_string(),
+            })
+            .collect()
+    } else {
+        a.sources.iter().cloned().collect()
+    };
+    for s in sources {
+        if !prov.sources.contains(&s) {
+            prov.sources.push(s);
+        }
+    }
+    prov.runner = a.runner.clone().or(prov.runner);
+    prov.hardware = a.hardware.clone().or(prov.hardware);
+    prov.date = a.date.clone().or(prov.date);
+    prov.notes = a.notes.clone().or(prov.notes);
+    prov.perfgate_version = Some(env!("CARGO_PKG_VERSION").to_string());
+    let engine: EngineInfo = engine;
+    let (b, notes) = Baseline::from_records(&records, engine, prov, base.as_ref())?;
+    for n in notes {
+        eprintln!("perfgate: note: {n}");
+    }
+    let text = b.to_toml();
+    // Check what we wrote reads back to the same records.
+    let again = Baseline::parse(&text, &a.output.display().to_string())?;
+    anyhow::ensure!(
+        again == b,
+        "internal error: the baseline does not round-trip"
+    );
+    std::fs::write(&a.output, text)
+        .with_context(|| format!("{}: cannot write", a.output.display()))?;
+    let runs: usize = b
+        .models
+        .iter()
+        .flat_map(|m| &m.scenarios)
+        .map(|s| s.runs.len())
+        .sum();
+    eprintln!(
+        "perfgate: wrote {} ({} models, {} runs)",
+        a.output.display(),
+        b.models.len(),
+        runs
+    );
+    Ok(Exit::Pass)
+}
+
+fn show(a: ShowArgs) -> anyhow::Result<Exit> {
+    let b = Baseline::load(&a.file)?;
+    if a.json {
+        print!("{}", to_jsonl(&b.to_records()));
+    } else {
+        print!("{}", crate::sidebyside::summary(&b));
+    }
+    Ok(Exit::Pass)
 }

@@ -26,6 +26,8 @@ pub struct ReportOptions {
     pub color: bool,
     /// The report kind (hidden marker of the PR comment).
     pub kind: String,
+    /// `--github`: post the report at the end (see `app::comment::after_check`).
+    pub github: crate::cli::comment::CheckGithubArgs,
 }
 
 impl ReportOptions {
@@ -36,6 +38,7 @@ impl ReportOptions {
             fail_on: args.fail_on,
             color: use_color(args.color),
             kind: args.kind.clone(),
+            github: args.github.clone(),
         }
     }
 }
@@ -125,7 +128,14 @@ pub fn gate_and_report(
     if let Some(p) = &opts.markdown {
         write(p, &report::render_markdown(&report))?;
     }
-    Ok(exit_for(report.verdict, opts.fail_on))
+    let json = opts.json.as_deref().filter(|_| !json_to_stdout);
+    super::comment::after_check(
+        &report,
+        json,
+        &report::render_markdown(&report),
+        &opts.github,
+        exit_for(report.verdict, opts.fail_on),
+    )
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {

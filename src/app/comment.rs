@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::Context as _;
 
 use super::Exit;
-use crate::cli::comment::{CommentArgs, FailOn, GithubArgs};
+use crate::cli::comment::{CheckGithubArgs, CommentArgs, FailOn, GithubArgs};
 use crate::gate::{Report, TopVerdict};
 use crate::github::{self, actions, Client, Conclusion, Context, GithubError, Overrides};
 
@@ -24,7 +24,7 @@ pub(crate) fn exec(args: CommentArgs) -> anyhow::Result<Exit> {
     let markdown = match &args.markdown {
         Some(p) => std::fs::read_to_string(p)
             .with_context(|| format!("cannot read the markdown {}", p.display()))?,
-        None => render_markdown(&report),
+        None => crate::report::render_markdown(&report),
     };
     let gate_exit = exit_for(report.verdict, args.fail_on);
     post_report(
@@ -34,6 +34,21 @@ pub(crate) fn exec(args: CommentArgs) -> anyhow::Result<Exit> {
         &args.github,
         gate_exit,
     )
+}
+
+/// The `--github` end of `perfgate check`: a no-op returning `gate_exit` unless `--github`
+/// was given. Call it once the report is rendered.
+pub(crate) fn after_check(
+    report: &Report,
+    report_path: Option<&Path>,
+    markdown: &str,
+    args: &CheckGithubArgs,
+    gate_exit: Exit,
+) -> anyhow::Result<Exit> {
+    if !args.github {
+        return Ok(gate_exit);
+    }
+    post_report(report, report_path, markdown, &args.post, gate_exit)
 }
 
 /// Read a JSON report written by `perfgate check --json` or `perfgate merge`.
@@ -56,8 +71,8 @@ pub(crate) fn exit_for(verdict: TopVerdict, fail_on: FailOn) -> Exit {
 }
 
 /// Publish a rendered report to GitHub and return the exit code to use: `gate_exit`, or
-/// [`Exit::Infra`] when posting failed under `--fail-on-post-error`. Must be called outside of
-/// a tokio runtime (it runs its own). Only invalid flags are errors.
+/// [`Exit::Infra`] when posting failed under `--fail-on-post-error`. It runs its own runtime
+/// (on a separate thread when called from inside one). Only invalid flags are errors.
 pub(crate) fn post_report(
     report: &Report,
     report_path: Option<&Path>,
@@ -73,23 +88,14 @@ pub(crate) fn post_report(
     };
     let ctx = Context::from_env(|k| std::env::var(k).ok(), &over)?;
     let mut problems: Vec<GithubError> = Vec::new();
-    let warn = |ctx: &Context, level: &str, msg: &str| {
-        eprintln!("perfgate: github: {msg}");
-        if ctx.in_actions {
-            println!(
-                "::{level} title=perfgate::{}",
-                msg.replace('%', "%25").replace('\n', "%0A")
-            );
-        }
-    };
 
     // 1. Local outputs first: they must exist whatever GitHub does.
-    if let Some(p) = &ctx.step_summary {
+    if let Some(p) = ctx.step_summary.as_ref().filter(|_| !gh.no_summary) {
         if let Err(e) = actions::append_step_summary(p, markdown) {
             warn(&ctx, "warning", &e.to_string());
         }
     }
-    if ctx.in_actions {
+    if ctx.in_actions && !gh.no_summary {
         for line in actions::annotations(report, ANNOTATION_LIMIT) {
             println!("{line}");
         }
@@ -98,62 +104,28 @@ pub(crate) fn post_report(
     let path = report_path
         .map(|p| p.display().to_string())
         .unwrap_or_default();
-    let mut outputs = vec![("verdict", verdict.to_string()), ("report-path", path)];
+    let mut outputs: Vec<(&'static str, String)> =
+        vec![("verdict", verdict.to_string()), ("report-path", path)];
 
-    // 2. Then GitHub.
-    let want_comment = !gh.no_comment;
-    let want_check = !gh.no_check_run;
-    if want_comment || want_check {
-        // The HTTP client must be built inside the runtime that drives it.
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()?;
-        let guard = rt.enter();
-        match plan(&ctx, gh, want_comment, want_check) {
-            Err(why) => warn(&ctx, "warning", &why),
-            Ok((client, pr, sha)) => {
-                if let Some(pr) = pr {
-                    match rt.block_on(client.upsert_comment(pr, &report.kind, markdown)) {
-                        Ok(c) => {
-                            eprintln!(
-                                "perfgate: github: {} comment {} on PR #{pr}{}",
-                                if c.created { "created" } else { "updated" },
-                                c.id,
-                                c.url
-                                    .as_deref()
-                                    .map(|u| format!(": {u}"))
-                                    .unwrap_or_default()
-                            );
-                            outputs.push(("comment-id", c.id.to_string()));
-                            outputs.push(("comment-url", c.url.unwrap_or_default()));
-                        }
-                        Err(e) => problems.push(e),
-                    }
-                }
-                if let Some(sha) = sha {
-                    let name = gh
-                        .check_name
-                        .clone()
-                        .unwrap_or_else(|| check_name(&report.kind));
-                    let conclusion = conclusion(report.verdict, gate_exit);
-                    let title = check_title(report);
-                    match rt.block_on(
-                        client.create_check_run(&name, &sha, conclusion, &title, markdown),
-                    ) {
-                        Ok(c) => {
-                            eprintln!(
-                                "perfgate: github: check run {} `{name}` concluded {} on {sha}",
-                                c.id,
-                                conclusion.as_str()
-                            );
-                            outputs.push(("check-run-id", c.id.to_string()));
-                        }
-                        Err(e) => problems.push(e),
-                    }
-                }
-            }
+    // 2. Then GitHub, on a thread of its own when called from inside a runtime.
+    if !gh.no_comment || !gh.no_check_run {
+        let mut remote = || {
+            post_remote(
+                &ctx,
+                gh,
+                report,
+                markdown,
+                gate_exit,
+                &mut outputs,
+                &mut problems,
+            )
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            std::thread::scope(|s| s.spawn(remote).join())
+                .map_err(|_| anyhow::anyhow!("the GitHub poster panicked"))??;
+        } else {
+            remote()?;
         }
-        drop(guard);
     }
     if let Some(p) = &ctx.output {
         let pairs: Vec<(&str, &str)> = outputs.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -174,6 +146,81 @@ pub(crate) fn post_report(
         return Ok(Exit::Infra);
     }
     Ok(gate_exit)
+}
+
+/// Say something about posting on stderr and, inside Actions, as an annotation.
+fn warn(ctx: &Context, level: &str, msg: &str) {
+    eprintln!("perfgate: github: {msg}");
+    if ctx.in_actions {
+        println!(
+            "::{level} title=perfgate::{}",
+            msg.replace('%', "%25")
+                .replace('\r', "%0D")
+                .replace('\n', "%0A")
+        );
+    }
+}
+
+/// Upsert the comment and create the check run; ids go to `outputs`, failures to `problems`.
+fn post_remote(
+    ctx: &Context,
+    gh: &GithubArgs,
+    report: &Report,
+    markdown: &str,
+    gate_exit: Exit,
+    outputs: &mut Vec<(&'static str, String)>,
+    problems: &mut Vec<GithubError>,
+) -> anyhow::Result<()> {
+    // The HTTP client must be built inside the runtime that drives it.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let _guard = rt.enter();
+    let (client, pr, sha) = match plan(ctx, gh, !gh.no_comment, !gh.no_check_run) {
+        Ok(p) => p,
+        Err(why) => {
+            warn(ctx, "warning", &why);
+            return Ok(());
+        }
+    };
+    if let Some(pr) = pr {
+        match rt.block_on(client.upsert_comment(pr, &report.kind, markdown)) {
+            Ok(c) => {
+                eprintln!(
+                    "perfgate: github: {} comment {} on PR #{pr}{}",
+                    if c.created { "created" } else { "updated" },
+                    c.id,
+                    c.url
+                        .as_deref()
+                        .map(|u| format!(": {u}"))
+                        .unwrap_or_default()
+                );
+                outputs.push(("comment-id", c.id.to_string()));
+                outputs.push(("comment-url", c.url.unwrap_or_default()));
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    if let Some(sha) = sha {
+        let name = gh
+            .check_name
+            .clone()
+            .unwrap_or_else(|| check_name(&report.kind));
+        let conclusion = conclusion(report.verdict, gate_exit);
+        let title = check_title(report);
+        match rt.block_on(client.create_check_run(&name, &sha, conclusion, &title, markdown)) {
+            Ok(c) => {
+                eprintln!(
+                    "perfgate: github: check run {} `{name}` concluded {} on {sha}",
+                    c.id,
+                    conclusion.as_str()
+                );
+                outputs.push(("check-run-id", c.id.to_string()));
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    Ok(())
 }
 
 /// Decide what can be posted: a client, the PR to comment on, the SHA to check.
@@ -272,40 +319,6 @@ fn check_title(report: &Report) -> String {
     format!("{}: {}", verdict_str(report.verdict), parts.join(", "))
 }
 
-/// Stand-in for the gate's markdown renderer (`crate::report`) until it is merged: the marker,
-/// a summary line and the rows that need attention.
-fn render_markdown(report: &Report) -> String {
-    let mut s = format!("{}\n", github::marker(&report.kind));
-    s.push_str(&format!("## perfgate: {}\n\n", check_title(report)));
-    let attention: Vec<_> = report
-        .rows
-        .iter()
-        .filter(|r| r.verdict != crate::gate::Verdict::Pass)
-        .collect();
-    if !attention.is_empty() {
-        s.push_str("| model | scenario | metric | baseline | current | change | verdict |\n");
-        s.push_str("|---|---|---|---:|---:|---:|---|\n");
-        let num = |v: Option<f64>| v.map(|x| format!("{x:.2}")).unwrap_or_else(|| "–".into());
-        for r in attention {
-            s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {:?} |\n",
-                r.model,
-                r.scenario,
-                r.metric,
-                num(r.baseline),
-                num(r.current),
-                r.change_pct
-                    .map(|x| format!("{x:+.1}%"))
-                    .unwrap_or_else(|| "–".into()),
-                r.verdict
-            ));
-        }
-        s.push('\n');
-    }
-    s.push_str(&format!("{}\n", report.method));
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -328,5 +341,13 @@ mod tests {
             Conclusion::Failure
         );
         assert_eq!(conclusion(Fail, Exit::Pass), Conclusion::Failure);
+    }
+
+    #[test]
+    fn the_poster_looks_for_the_marker_the_renderer_writes() {
+        assert_eq!(
+            github::marker("check"),
+            crate::report::markdown::marker("check")
+        );
     }
 }

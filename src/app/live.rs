@@ -299,7 +299,14 @@ async fn run_plan(
     m: &mut Measured,
     intr: &watch::Receiver<bool>,
 ) {
-    let http = match reqwest::Client::builder().build() {
+    // Probes (readiness, health, /metrics) open a fresh connection each time: an idle
+    // keep-alive connection would hold one of the few HTTP threads some engines have
+    // (llama.cpp: about n_parallel + 2) that the benchmark needs.
+    let http = match reqwest::Client::builder()
+        .no_proxy()
+        .pool_max_idle_per_host(0)
+        .build()
+    {
         Ok(c) => c,
         Err(e) => {
             for mp in &plan.models {
@@ -420,7 +427,16 @@ async fn run_model(
         for (pos, &i) in order.iter().enumerate() {
             let sp = scen[i];
             if !prompts.contains_key(&sp.id) {
-                match build_prompts(sp, s, tok.clone()).await {
+                // Building prompts is not a measurement: one retry for a transient failure
+                // of the engine's /tokenize is fine.
+                let built = match build_prompts(sp, s, tok.clone()).await {
+                    Err(first) => {
+                        eprintln!("perfgate: {}: {first}; retrying once", sp.id);
+                        build_prompts(sp, s, tok.clone()).await
+                    }
+                    ok => ok,
+                };
+                match built {
                     Ok(p) => {
                         prompts.insert(sp.id.clone(), p);
                     }
@@ -742,6 +758,7 @@ fn baseline_with_runs(
                     seed: r.seed,
                     output_token_source: r.output_token_source,
                     tokenizer_id: r.tokenizer_id.clone(),
+                    ..Default::default()
                 })
                 .collect();
             sc.metrics.clear();

@@ -5,7 +5,8 @@
 //! Holm correction covers the rows of that report (one model) only. Raw p-values are not kept,
 //! so merge does not re-run Holm across models: rows, verdicts and p-values are kept exactly as
 //! each job decided them, the counts are recomputed from the gated rows, and the top verdict is
-//! the worst of the inputs' (fail > error > inconclusive > pass). The family-wise false-alarm
+//! the gate's rule applied to the merged rows, never milder than any input's (fail > error >
+//! inconclusive > pass). The family-wise false-alarm
 //! rate is therefore controlled per model; with M models the chance that some model raises a
 //! false alarm is at most M times the per-report rate. The merged report's `method` says so.
 
@@ -152,12 +153,14 @@ pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError
             }
         }
     }
+    let rows: Vec<Row> = inputs.iter().flat_map(|(_, r)| r.rows.clone()).collect();
+    // The gate's own rule over the merged rows, and never milder than an input's verdict.
     let verdict = inputs
         .iter()
         .map(|(_, r)| r.verdict)
+        .chain([crate::gate::verdict::top_verdict(&rows)])
         .max_by_key(|v| severity(*v))
         .unwrap_or(TopVerdict::Pass);
-    let rows: Vec<Row> = inputs.iter().flat_map(|(_, r)| r.rows.clone()).collect();
     let mut method = join_distinct(inputs.iter().map(|(_, r)| r.method.as_str()), " ");
     if inputs.len() > 1 {
         method.push_str(&format!(

@@ -1,6 +1,68 @@
 //! Flags of `perfgate baseline …`.
 
-use clap::Subcommand;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
 
 #[derive(Debug, Subcommand)]
-pub enum BaselineCommand {}
+pub enum BaselineCommand {
+    /// Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`).
+    Record(Box<RecordArgs>),
+    /// Show a baseline: a summary table, or its records as JSON Lines with `--json`.
+    Show(ShowArgs),
+    /// Print the JSON Schema of the baseline file format.
+    Schema,
+}
+
+#[derive(Debug, Args)]
+pub struct RecordArgs {
+    /// Records (JSON Lines), one run per record.
+    #[arg(required = true)]
+    pub records: Vec<PathBuf>,
+    /// The baseline file to write.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Start from this baseline: keep its engine, provenance and runs, and append the new
+    /// records as further runs.
+    #[arg(long)]
+    pub runs_from: Option<PathBuf>,
+    /// Engine name (default: the records' engine).
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// Engine version (default: the records' engine version).
+    #[arg(long)]
+    pub engine_version: Option<String>,
+    /// Container image the engine ran in.
+    #[arg(long)]
+    pub image: Option<String>,
+    /// How the engine was installed when not from an image.
+    #[arg(long)]
+    pub install: Option<String>,
+    /// Launch preset for `[engine.launch]` (`vllm-docker`, `sglang-docker`, `lmdeploy`, …).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Hardware the runs were measured on.
+    #[arg(long)]
+    pub hardware: Option<String>,
+    /// Who or what ran the benchmark (a CI runner, a person).
+    #[arg(long)]
+    pub runner: Option<String>,
+    /// Date of the measurements (free text, e.g. `2025-08-20`).
+    #[arg(long)]
+    pub date: Option<String>,
+    /// A note for reviewers.
+    #[arg(long)]
+    pub notes: Option<String>,
+    /// Source files to list in the provenance instead of those named by the records.
+    #[arg(long = "source")]
+    pub sources: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The baseline file.
+    pub file: PathBuf,
+    /// Print the records (one JSON object per line) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}

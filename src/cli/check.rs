@@ -50,4 +50,6 @@ pub struct CheckArgs {
     /// The report kind named in the hidden marker of the markdown (`<!-- perfgate:KIND -->`).
     #[arg(long, default_value = "check")]
     pub kind: String,
+    #[command(flatten)]
+    pub github: crate::cli::comment::CheckGithubArgs,
 }

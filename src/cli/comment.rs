@@ -50,6 +50,9 @@ pub struct GithubArgs {
     /// Do not create a check run.
     #[arg(long)]
     pub no_check_run: bool,
+    /// Do not write the job summary or print annotations (another step already did).
+    #[arg(long)]
+    pub no_summary: bool,
     /// Check run name (default: `perfgate`, or `perfgate (KIND)` for other report kinds).
     #[arg(long, value_name = "NAME")]
     pub check_name: Option<String>,
@@ -69,4 +72,16 @@ pub struct GithubArgs {
     /// Timeout of one GitHub request, in seconds.
     #[arg(long, env = "PERFGATE_GITHUB_TIMEOUT_SECS", default_value_t = 30)]
     pub github_timeout_secs: u64,
+}
+
+/// `perfgate check --github`: post the report at the end of the check (flattened into `check`).
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "GitHub (with --github)")]
+pub struct CheckGithubArgs {
+    /// After gating, write the job summary and outputs and post the PR comment and check run
+    /// (like `perfgate comment`).
+    #[arg(long)]
+    pub github: bool,
+    #[command(flatten)]
+    pub post: GithubArgs,
 }

@@ -1,6 +1,48 @@
 //! Flags of `perfgate import`.
 
+use std::path::PathBuf;
+
 use clap::Args;
 
+use crate::record::RangeConvention;
+
+/// Import benchmark results as JSON Lines records. The format of each file is detected:
+/// console logs (SGLang/LMDeploy or vLLM style), vLLM `--save-result` JSON, SGLang JSONL,
+/// LMDeploy CSV, or perfgate JSONL. What the files say wins over these flags, which only fill
+/// in what a file does not say.
 #[derive(Debug, Args)]
-pub struct ImportArgs {}
+pub struct ImportArgs {
+    /// Files to import.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Write the records here instead of standard output.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The model, for files that do not name it.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The serving engine (`vllm`, `sglang`, `lmdeploy`, …), when the file does not say.
+    #[arg(long)]
+    pub engine: Option<String>,
+    /// The engine version (e.g. `v0.10.1`), when the file does not say.
+    #[arg(long)]
+    pub engine_version: Option<String>,
+    /// The dataset (`random`, `sharegpt`, …), for results whose arguments are not in the file.
+    #[arg(long)]
+    pub dataset_name: Option<String>,
+    /// The number of prompts, for results whose arguments are not in the file.
+    #[arg(long)]
+    pub num_prompts: Option<u64>,
+    #[arg(long)]
+    pub random_input_len: Option<u64>,
+    #[arg(long)]
+    pub random_output_len: Option<u64>,
+    #[arg(long)]
+    pub random_range_ratio: Option<f64>,
+    /// How `--random-range-ratio` was read by the tool that ran (default: from the format).
+    #[arg(long, value_enum)]
+    pub range_convention: Option<RangeConvention>,
+    /// Print nothing but errors.
+    #[arg(short, long)]
+    pub quiet: bool,
+}

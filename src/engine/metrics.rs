@@ -48,12 +48,17 @@ const PREEMPTIONS: &[&str] = &[
     "num_preemptions",
     "num_retracted_reqs_total",
 ];
-/// (hits, queries) counter pairs: vLLM counts prefix-cache tokens hit/queried; llama.cpp counts
-/// prompt tokens served from its cache out of all prompt tokens.
-const PREFIX_PAIRS: &[(&str, &str)] = &[
-    ("prefix_cache_hits_total", "prefix_cache_queries_total"),
-    ("prefix_cache_hits", "prefix_cache_queries"),
-    ("prompt_tokens_cached_total", "prompt_tokens_total"),
+/// (hits, other, other_includes_hits) counter pairs: vLLM counts prefix-cache tokens hit out of
+/// all queried; llama.cpp counts prompt tokens served from its cache next to the prompt tokens
+/// it computed (which exclude the cached ones).
+const PREFIX_PAIRS: &[(&str, &str, bool)] = &[
+    (
+        "prefix_cache_hits_total",
+        "prefix_cache_queries_total",
+        true,
+    ),
+    ("prefix_cache_hits", "prefix_cache_queries", true),
+    ("prompt_tokens_cached_total", "prompt_tokens_total", false),
 ];
 /// Hit-rate gauges in [0, 1], for engines without hit/query counters.
 const PREFIX_RATE: &[&str] = &["gpu_prefix_cache_hit_rate", "cache_hit_rate"];
@@ -241,12 +246,16 @@ impl Sampler {
             st.sources.insert("preemptions".into(), name);
             st.preemptions = Some(d);
         }
-        let pair = PREFIX_PAIRS
-            .iter()
-            .find_map(|(h, q)| match (delta(&[h]), delta(&[q])) {
-                (Some(hits), Some(queries)) if queries.1 > 0.0 => Some((hits, queries)),
-                _ => None,
-            });
+        let pair =
+            PREFIX_PAIRS
+                .iter()
+                .find_map(|(h, q, includes)| match (delta(&[h]), delta(&[q])) {
+                    (Some(hits), Some((qn, other))) => {
+                        let queries = if *includes { other } else { other + hits.1 };
+                        (queries > 0.0).then_some((hits, (qn, queries)))
+                    }
+                    _ => None,
+                });
         match pair {
             Some(((hn, h), (qn, q))) => {
                 st.sources
@@ -408,7 +417,7 @@ vllm:time_to_first_token_seconds_sum{model_name="Qwen/Qwen3-8B"} 1.5
             ..Default::default()
         }
         .summarize();
-        assert_eq!(s.prefix_cache_hit_rate, Some(30.0 / 200.0));
+        assert_eq!(s.prefix_cache_hit_rate, Some(30.0 / 230.0));
     }
 
     #[test]

@@ -230,6 +230,15 @@ impl Client {
         kind: &str,
         body: &str,
     ) -> Result<PostedComment, GithubError> {
+        if kind.is_empty()
+            || !kind
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            return Err(GithubError::Config(format!(
+                "report kind `{kind}` must be letters, digits, `-`, `_` or `.` (it names the comment's marker)"
+            )));
+        }
         let mark = marker(kind);
         let body = if body.contains(&mark) {
             fit_body(body, COMMENT_LIMIT_CHARS)

@@ -248,7 +248,7 @@ async fn failing_report_twice_creates_then_updates_one_comment_and_fails_the_che
     // The job summary holds the table (appended once per run); outputs are set.
     let summary = job.read("summary.md");
     assert!(
-        summary.contains("| model | scenario | metric |"),
+        summary.contains("| Model | Scenario | Metric |"),
         "{summary}"
     );
     assert!(summary.contains("output_throughput"));
@@ -475,7 +475,10 @@ async fn merge_then_comment_posts_one_comment_for_every_model() {
     let comments = fake.comments();
     assert_eq!(comments.len(), 1);
     assert!(
-        comments[0].body.contains("| a |") || comments[0].body.contains("Llama"),
+        comments[0].body.contains("| a |")
+            && comments[0]
+                .body
+                .contains("meta-llama/Llama-3.1-8B-Instruct"),
         "{}",
         comments[0].body
     );
@@ -492,4 +495,331 @@ async fn merge_then_comment_posts_one_comment_for_every_model() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out).contains("b.json"), "{}", text(&out));
+}
+
+/// The `run:` script of one of the action's steps, cut out of action.yml by indentation.
+fn action_script(step: &str) -> String {
+    let yml =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    let name = format!("- name: {step}");
+    let mut lines = yml.lines().skip_while(|l| l.trim() != name);
+    let mut script = Vec::new();
+    let mut indent = None;
+    for l in lines.by_ref().skip_while(|l| l.trim() != "run: |").skip(1) {
+        let n = l.len() - l.trim_start().len();
+        let ind = *indent.get_or_insert(n);
+        if !l.trim().is_empty() && n < ind {
+            break;
+        }
+        script.push(l.get(ind..).unwrap_or(""));
+    }
+    assert!(
+        script.iter().any(|l| !l.trim().is_empty()),
+        "no `run: |` script for step `{step}` in action.yml"
+    );
+    script.join("\n")
+}
+
+async fn run_action(dir: &Path, step: &str, env: &[(&str, String)]) -> Output {
+    let script = dir.join("step.sh");
+    std::fs::write(&script, action_script(step)).unwrap();
+    let mut cmd = tokio::process::Command::new("bash");
+    cmd.arg(&script)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn action_passes_inputs_as_single_arguments_and_never_evaluates_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let stub = dir.path().join("perfgate-stub");
+    std::fs::write(
+        &stub,
+        "#!/bin/sh\nprintf '%s\\n' \"$@\" > args.txt\nexit 1\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&stub, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let evil = "vllm serve {model} --port {port}; touch pwned $(touch pwned2) `touch pwned3`";
+    let out = run_action(
+        dir.path(),
+        "Run perfgate",
+        &[
+            ("PG_BIN", stub.display().to_string()),
+            ("PG_ROOT", String::new()),
+            ("PG_MODE", "check".into()),
+            ("PG_BASELINE", "baselines/v0.10.1.toml".into()),
+            ("PG_MODELS", "Qwen/Qwen3-8B".into()),
+            ("PG_ENGINE_CMD", evil.into()),
+            ("PG_ENGINE_IMAGE", String::new()),
+            ("PG_BASE_URL", String::new()),
+            ("PG_RUNS", "3".into()),
+            ("PG_FAIL_ON", "regression".into()),
+            ("PG_REPORTS", String::new()),
+            ("PG_OUT", "out".into()),
+            ("GITHUB_TOKEN", TOKEN.into()),
+            (
+                "GITHUB_OUTPUT",
+                dir.path().join("output.txt").display().to_string(),
+            ),
+        ],
+    )
+    .await;
+    // The step itself succeeds: the gate's code is applied after posting.
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let args = std::fs::read_to_string(dir.path().join("args.txt")).unwrap();
+    let args: Vec<&str> = args.lines().collect();
+    assert_eq!(
+        args,
+        vec![
+            "check",
+            "--baseline",
+            "baselines/v0.10.1.toml",
+            "--output-dir",
+            "out",
+            "--json",
+            "out/report.json",
+            "--fail-on",
+            "regression",
+            "--models",
+            "Qwen/Qwen3-8B",
+            "--engine-cmd",
+            evil,
+            "--runs",
+            "3",
+            "--github",
+            "--no-comment",
+            "--no-check-run",
+        ]
+    );
+    assert!(
+        !dir.path().join("token.txt").exists(),
+        "perfgate check saw the token"
+    );
+    for f in ["pwned", "pwned2", "pwned3"] {
+        assert!(!dir.path().join(f).exists(), "an input was executed");
+    }
+    assert!(std::fs::read_to_string(dir.path().join("output.txt"))
+        .unwrap()
+        .contains("exit-code=1"));
+}
+
+#[tokio::test]
+async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), false);
+    let reports = job.path("perfgate-reports");
+    for (i, r) in [
+        report(
+            "a",
+            TopVerdict::Pass,
+            vec![row("a", "s", "output_throughput", Verdict::Pass, 0.5)],
+        ),
+        failing_report(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let d = reports.join(format!("perfgate-{i}"));
+        std::fs::create_dir_all(&d).unwrap();
+        write(&d, "report.json", r);
+    }
+    let mut env = vec![
+        ("PG_BIN", env!("CARGO_BIN_EXE_perfgate").to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_MODE", "merge".into()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_REPORTS", reports.display().to_string()),
+        ("PG_PR", PR.to_string()),
+        ("PG_SHA", HEAD_SHA.into()),
+        ("PG_OUT", "merged".into()),
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+        ("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}")),
+        ("GITHUB_API_URL", server.uri()),
+        ("GITHUB_EVENT_NAME", "workflow_run".into()),
+        (
+            "GITHUB_STEP_SUMMARY",
+            job.path("summary.md").display().to_string(),
+        ),
+        (
+            "GITHUB_OUTPUT",
+            job.path("output.txt").display().to_string(),
+        ),
+        ("PERFGATE_GITHUB_RETRY_DELAY_MS", "20".into()),
+    ];
+    let gate = run_action(job.dir.path(), "Run perfgate", &env).await;
+    assert_eq!(gate.status.code(), Some(0), "{}", text(&gate));
+    assert!(fake.comments().is_empty(), "the gate step does not post");
+    let outputs = job.read("output.txt");
+    let report_line = outputs
+        .lines()
+        .find_map(|l| l.strip_prefix("report="))
+        .unwrap();
+    env.push(("PG_REPORT", report_line.to_string()));
+    let post = run_action(job.dir.path(), "Post to the pull request", &env).await;
+    assert_eq!(post.status.code(), Some(0), "{}", text(&post));
+    env.push(("CODE", "1".into()));
+    let out = run_action(job.dir.path(), "Exit with the gate's code", &env).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(fake.comments().len(), 1);
+    let runs = fake.check_runs();
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0]["head_sha"], HEAD_SHA);
+    assert_eq!(output_value(&job, "verdict").as_deref(), Some("fail"));
+    assert!(job.read("output.txt").contains("exit-code=1"));
+    let merged: Value = serde_json::from_str(&job.read("merged/report.json")).unwrap();
+    assert_eq!(merged["rows"].as_array().unwrap().len(), 4);
+    assert_no_token(&job, &[&gate, &post, &out]);
+    // The summary was written once, by the gate step.
+    assert_eq!(
+        job.read("summary.md")
+            .matches("<!-- perfgate:check -->")
+            .count(),
+        1
+    );
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_only_when_the_wait_is_short() {
+    let (server, fake) = FakeGithub::start().await;
+    // A secondary rate limit asking for no wait: retried, then posted.
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/issues/{PR}/comments")))
+        .respond_with(
+            ResponseTemplate::new(429)
+                .append_header("retry-after", "0")
+                .set_body_json(json!({"message": "You have exceeded a secondary rate limit."})),
+        )
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    // The hourly quota spent, reset in an hour: no point waiting.
+    let reset = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 3600;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/check-runs")))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .append_header("x-ratelimit-remaining", "0")
+                .append_header("x-ratelimit-reset", reset.to_string().as_str())
+                .set_body_json(json!({"message": "API rate limit exceeded for installation."})),
+        )
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    let job = Job::new(&failing_report(), false);
+    let started = std::time::Instant::now();
+    let out = job.comment(&server.uri(), &[]).await;
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert_eq!(fake.comments().len(), 1, "{all}");
+    assert!(
+        all.contains("HTTP 429") && all.contains("retry 1/3"),
+        "{all}"
+    );
+    assert!(all.contains("giving up"), "{all}");
+    assert!(
+        !all.contains("permissions:"),
+        "a rate limit is not a permission problem: {all}"
+    );
+    assert!(fake.check_runs().is_empty());
+    assert!(started.elapsed() < Duration::from_secs(20));
+}
+
+fn record(model: &str, run: u32, thr: f64, lat: f64) -> perfgate::record::ScenarioResult {
+    use perfgate::record::{RequestRate, ScenarioParams, ScenarioResult};
+    let n = 200;
+    let jitter = 1.0 + 0.002 * run as f64;
+    let mut r = ScenarioResult {
+        model: model.into(),
+        engine: Some("vllm".into()),
+        params: ScenarioParams {
+            dataset_name: "random".into(),
+            num_prompts: n,
+            random_input_len: Some(1024),
+            random_output_len: Some(128),
+            request_rate: RequestRate::Inf,
+            ..Default::default()
+        },
+        run_index: run,
+        completed: n,
+        duration: 100.0 / (thr * jitter),
+        total_input_tokens: 1024 * n,
+        total_output_tokens: 128 * n,
+        request_throughput: n as f64 / 100.0 * thr * jitter,
+        output_throughput: 256.0 * thr * jitter,
+        ..Default::default()
+    };
+    for (k, v) in [
+        ("median_ttft_ms", 850.0),
+        ("p99_ttft_ms", 2400.0),
+        ("median_tpot_ms", 21.5),
+        ("p99_tpot_ms", 40.25),
+        ("median_itl_ms", 20.75),
+        ("mean_e2el_ms", 3900.0),
+    ] {
+        r.stats.insert(k.into(), v * lat / jitter);
+    }
+    r
+}
+
+#[tokio::test]
+async fn check_with_github_flag_gates_then_posts() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), false);
+    let m = "Qwen/Qwen3-8B";
+    let base: Vec<_> = (0..3).map(|i| record(m, i, 1.0, 1.0)).collect();
+    let slow: Vec<_> = (0..3).map(|i| record(m, i, 0.8, 1.25)).collect();
+    std::fs::write(job.path("base.jsonl"), perfgate::record::to_jsonl(&base)).unwrap();
+    std::fs::write(job.path("cur.jsonl"), perfgate::record::to_jsonl(&slow)).unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_perfgate"));
+    cmd.env_clear()
+        .arg("check")
+        .arg("--baseline")
+        .arg(job.path("base.jsonl"))
+        .arg("--results")
+        .arg(job.path("cur.jsonl"))
+        .arg("--json")
+        .arg(job.path("check.json"))
+        .args(["--color", "never", "--github", "--github-retries", "1"])
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}"))
+        .env("GITHUB_API_URL", server.uri())
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", job.path("event.json"))
+        .env("GITHUB_STEP_SUMMARY", job.path("summary.md"))
+        .env("GITHUB_OUTPUT", job.path("output.txt"))
+        .kill_on_drop(true);
+    let out = tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let comments = fake.comments();
+    assert_eq!(comments.len(), 1, "{all}");
+    assert!(comments[0].body.starts_with("<!-- perfgate:check -->"));
+    assert!(comments[0].body.contains("regressed"));
+    assert_eq!(fake.check_runs()[0]["conclusion"], "failure");
+    assert_eq!(fake.check_runs()[0]["head_sha"], HEAD_SHA);
+    assert_eq!(output_value(&job, "verdict").as_deref(), Some("fail"));
+    assert_eq!(
+        output_value(&job, "report-path").as_deref(),
+        Some(job.path("check.json").to_str().unwrap())
+    );
+    assert!(job.read("summary.md").contains("Needs attention"));
+    assert_no_token(&job, &[&out]);
 }

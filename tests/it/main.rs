@@ -1,7 +1,12 @@
 //! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
 
+mod baselines;
+mod check;
+mod dataset;
 mod engine;
 mod faults;
 mod github;
+mod import;
+mod llamacpp;
 mod run;
 mod support;

@@ -1,0 +1,583 @@
+//! The client benchmark (issue 7): how much CPU perfgate's load client spends per streamed token,
+//! how fast it can go, how exact its TTFT and ITL are against the server's own truth, and how much
+//! memory a 10,000-request run takes — side by side with SGLang's Python `bench_serving.py` against
+//! the same in-bench fast fake server. The server runs on core 0, each client on core 1.
+//!
+//! Run by hand, never as part of `cargo test`:
+//!     cargo bench --bench client                 # everything, SGLang set up by scripts/setup-sglang-bench.sh
+//!     cargo bench --bench client -- --skip-sglang
+//!     cargo bench --bench client -- --only cpu,accuracy,rss,prep --quick
+//! The report is printed and also written to target/bench-client/report.md.
+
+#[path = "client/child.rs"]
+mod child;
+#[path = "client/server.rs"]
+mod server;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use child::{run_pinned, ChildRun};
+use server::{Config, Server};
+
+const SERVER_CORE: usize = 0;
+const CLIENT_CORE: usize = 1;
+const CHILD_LIMIT: Duration = Duration::from_secs(600);
+
+/// One closed-loop workload: `num_prompts` random prompts of `input_len` tokens, `output_len`
+/// tokens each, at most `concurrency` in flight.
+#[derive(Debug, Clone, Copy)]
+struct Workload {
+    num_prompts: u64,
+    concurrency: u64,
+    input_len: u64,
+    output_len: u64,
+}
+
+/// What a client reported (its own result JSON) plus what the kernel says it used.
+#[derive(Debug, Clone)]
+struct ClientResult {
+    child: ChildRun,
+    completed: u64,
+    failed: u64,
+    total_output_tokens: u64,
+    output_throughput: f64,
+    mean_ttft_ms: f64,
+    p99_ttft_ms: f64,
+    mean_itl_ms: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Client {
+    Perfgate,
+    Sglang,
+}
+
+impl Client {
+    fn name(self) -> &'static str {
+        match self {
+            Client::Perfgate => "perfgate",
+            Client::Sglang => "sglang bench_serving",
+        }
+    }
+}
+
+struct Env {
+    perfgate: PathBuf,
+    tokenizer_dir: PathBuf,
+    sglang: Option<Sglang>,
+    work: PathBuf,
+    quick: bool,
+}
+
+struct Sglang {
+    python: PathBuf,
+    script: PathBuf,
+}
+
+fn num(v: &serde_json::Value, key: &str) -> f64 {
+    v.get(key).and_then(|x| x.as_f64()).unwrap_or(f64::NAN)
+}
+
+impl Env {
+    fn command(&self, client: Client, w: Workload, base_url: &str, out: &Path) -> Option<Command> {
+        match client {
+            Client::Perfgate => {
+                let mut c = Command::new(&self.perfgate);
+                c.arg("run")
+                    .args(["--base-url", base_url, "--model", "bench"])
+                    .arg("--tokenizer")
+                    .arg(self.tokenizer_dir.join("tokenizer.json"))
+                    .args(["--dataset-name", "random"])
+                    .args(["--random-input-len", &w.input_len.to_string()])
+                    .args(["--random-output-len", &w.output_len.to_string()])
+                    .args(["--num-prompts", &w.num_prompts.to_string()])
+                    .args(["--max-concurrency", &w.concurrency.to_string()])
+                    .args(["--seed", "1", "--save-result"])
+                    .arg("--result-dir")
+                    .arg(out.parent().unwrap())
+                    .arg("--result-filename")
+                    .arg(out.file_name().unwrap());
+                Some(c)
+            }
+            Client::Sglang => {
+                let s = self.sglang.as_ref()?;
+                let mut c = Command::new(&s.python);
+                c.arg(&s.script)
+                    .args(["--backend", "vllm", "--base-url", base_url])
+                    .arg("--model")
+                    .arg(&self.tokenizer_dir)
+                    .args(["--served-model-name", "bench"])
+                    .arg("--tokenizer")
+                    .arg(&self.tokenizer_dir)
+                    .args([
+                        "--dataset-name",
+                        "random-ids",
+                        "--random-range-ratio",
+                        "1.0",
+                    ])
+                    .args(["--random-input-len", &w.input_len.to_string()])
+                    .args(["--random-output-len", &w.output_len.to_string()])
+                    .args(["--num-prompts", &w.num_prompts.to_string()])
+                    .args(["--max-concurrency", &w.concurrency.to_string()])
+                    .args(["--seed", "1", "--disable-tqdm", "--warmup-requests", "1"])
+                    .arg("--output-file")
+                    .arg(out)
+                    .env("HF_HUB_OFFLINE", "1")
+                    .env("TRANSFORMERS_OFFLINE", "1")
+                    .env("TOKENIZERS_PARALLELISM", "false");
+                Some(c)
+            }
+        }
+    }
+
+    /// Run one client against a running server; Ok(None) when that client is not set up.
+    fn run(
+        &self,
+        client: Client,
+        w: Workload,
+        base_url: &str,
+        tag: &str,
+    ) -> Result<Option<ClientResult>, String> {
+        let name = format!(
+            "{}-{tag}",
+            match client {
+                Client::Perfgate => "perfgate",
+                Client::Sglang => "sglang",
+            }
+        );
+        let out = self.work.join(format!("{name}.json"));
+        let _ = std::fs::remove_file(&out);
+        let Some(cmd) = self.command(client, w, base_url, &out) else {
+            return Ok(None);
+        };
+        let child = run_pinned(cmd, CLIENT_CORE, &self.work, &name, CHILD_LIMIT)
+            .map_err(|e| e.to_string())?;
+        if child.exit_code != 0 {
+            return Err(format!(
+                "{name}: exit code {}; stderr tail:\n{}",
+                child.exit_code,
+                child::tail(&child.stderr, 15)
+            ));
+        }
+        let text = std::fs::read_to_string(&out)
+            .map_err(|e| format!("{name}: no result file {}: {e}", out.display()))?;
+        // SGLang appends JSON lines; perfgate writes one object. Take the last non-empty line/object.
+        let v: serde_json::Value = serde_json::from_str(text.trim())
+            .or_else(|_| serde_json::from_str(text.trim().lines().last().unwrap_or("")))
+            .map_err(|e| format!("{name}: bad result JSON: {e}"))?;
+        let completed = num(&v, "completed") as u64;
+        let failed = v
+            .get("failed")
+            .and_then(|x| x.as_u64())
+            .unwrap_or(w.num_prompts.saturating_sub(completed));
+        Ok(Some(ClientResult {
+            child,
+            completed,
+            failed,
+            total_output_tokens: num(&v, "total_output_tokens") as u64,
+            output_throughput: num(&v, "output_throughput"),
+            mean_ttft_ms: num(&v, "mean_ttft_ms"),
+            p99_ttft_ms: num(&v, "p99_ttft_ms"),
+            mean_itl_ms: num(&v, "mean_itl_ms"),
+        }))
+    }
+}
+
+/// A result table: rows of (figure, per-client cells, target).
+#[derive(Default)]
+struct Report {
+    rows: Vec<(String, BTreeMap<Client, String>, String, String)>,
+    notes: Vec<String>,
+}
+
+impl Report {
+    fn row(&mut self, figure: &str, cells: BTreeMap<Client, String>, ratio: String, target: &str) {
+        self.rows
+            .push((figure.to_string(), cells, ratio, target.to_string()));
+    }
+
+    fn render(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "| figure | perfgate | sglang bench_serving | sglang / perfgate | target (perfgate) |"
+        );
+        let _ = writeln!(s, "|---|---:|---:|---:|---|");
+        for (fig, cells, ratio, target) in &self.rows {
+            let get = |c| cells.get(&c).cloned().unwrap_or_else(|| "–".into());
+            let _ = writeln!(
+                s,
+                "| {fig} | {} | {} | {ratio} | {target} |",
+                get(Client::Perfgate),
+                get(Client::Sglang)
+            );
+        }
+        for n in &self.notes {
+            let _ = writeln!(s, "\n- {n}");
+        }
+        s
+    }
+}
+
+fn ratio(a: Option<f64>, b: Option<f64>) -> String {
+    match (a, b) {
+        (Some(p), Some(s)) if p.abs() > 0.0 && p.is_finite() && s.is_finite() => {
+            format!("{:.1}×", s / p)
+        }
+        _ => "–".into(),
+    }
+}
+
+fn clients(env: &Env) -> Vec<Client> {
+    let mut v = vec![Client::Perfgate];
+    if env.sglang.is_some() {
+        v.push(Client::Sglang);
+    }
+    v
+}
+
+fn check(r: &ClientResult, w: Workload, label: &str, report: &mut Report) {
+    if r.failed > 0 || r.completed != w.num_prompts {
+        report.notes.push(format!(
+            "{label}: completed {} of {} (failed {})",
+            r.completed, w.num_prompts, r.failed
+        ));
+    }
+}
+
+/// Marginal CPU per streamed token and throughput: two blast runs of different output lengths.
+fn phase_cpu(env: &Env, report: &mut Report) {
+    let (n, short, long) = if env.quick {
+        (256, 64, 512)
+    } else {
+        (512, 128, 1024)
+    };
+    let reps = if env.quick { 1 } else { 3 };
+    let w1 = Workload {
+        num_prompts: n,
+        concurrency: 64,
+        input_len: 128,
+        output_len: short,
+    };
+    let w2 = Workload {
+        output_len: long,
+        ..w1
+    };
+    let mut per_token = BTreeMap::new();
+    let mut tps = BTreeMap::new();
+    let mut cells_us = BTreeMap::new();
+    let mut cells_tps = BTreeMap::new();
+    for client in clients(env) {
+        let reps = if client == Client::Perfgate { reps } else { 1 };
+        let mut marg = Vec::new();
+        let mut thr = Vec::new();
+        for rep in 0..reps {
+            let server = Server::start(Config::blast(16), SERVER_CORE).expect("server");
+            let a = env.run(client, w1, &server.base_url(), &format!("cpu-short-{rep}"));
+            let b = env.run(client, w2, &server.base_url(), &format!("cpu-long-{rep}"));
+            match (a, b) {
+                (Ok(Some(a)), Ok(Some(b))) => {
+                    check(&a, w1, client.name(), report);
+                    check(&b, w2, client.name(), report);
+                    let dt = b.child.cpu().as_secs_f64() - a.child.cpu().as_secs_f64();
+                    let dn = b.total_output_tokens as f64 - a.total_output_tokens as f64;
+                    eprintln!(
+                        "cpu {} rep {rep}: short cpu {:.3}s ({} tok), long cpu {:.3}s ({} tok), {:.0} tok/s",
+                        client.name(),
+                        a.child.cpu().as_secs_f64(),
+                        a.total_output_tokens,
+                        b.child.cpu().as_secs_f64(),
+                        b.total_output_tokens,
+                        b.output_throughput
+                    );
+                    marg.push(dt / dn * 1e6);
+                    thr.push(b.output_throughput);
+                }
+                (a, b) => {
+                    for e in [a.err(), b.err()].into_iter().flatten() {
+                        report
+                            .notes
+                            .push(format!("cpu run of {}: {e}", client.name()));
+                    }
+                    break;
+                }
+            }
+        }
+        if !marg.is_empty() {
+            let m = server::percentile(&mut marg, 50.0);
+            let t = server::percentile(&mut thr, 50.0);
+            per_token.insert(client, m);
+            tps.insert(client, t);
+            cells_us.insert(client, format!("{m:.3}"));
+            cells_tps.insert(client, format!("{t:.0}"));
+        }
+    }
+    report.row(
+        &format!(
+            "client CPU µs per streamed token (marginal, {n} req × ({long}−{short}) tokens, c=64)"
+        ),
+        cells_us,
+        ratio(
+            per_token.get(&Client::Perfgate).copied(),
+            per_token.get(&Client::Sglang).copied(),
+        ),
+        "≤ 0.5",
+    );
+    report.row(
+        "achieved output tokens/s (one core, blast server, long run)",
+        cells_tps,
+        ratio(
+            tps.get(&Client::Sglang).copied(),
+            tps.get(&Client::Perfgate).copied(),
+        )
+        .replace('×', "× (perfgate / sglang)"),
+        "",
+    );
+}
+
+/// TTFT and ITL against the server's truth at 50 ms TTFT and 10 ms per token.
+fn phase_accuracy(env: &Env, report: &mut Report) {
+    let levels: &[u64] = if env.quick {
+        &[64, 256]
+    } else {
+        &[64, 256, 1024]
+    };
+    for &c in levels {
+        let w = Workload {
+            num_prompts: (2 * c).max(256),
+            concurrency: c,
+            input_len: 128,
+            output_len: 64,
+        };
+        let mut p99 = BTreeMap::new();
+        let mut mean_ttft = BTreeMap::new();
+        let mut itl = BTreeMap::new();
+        let mut p99_err = BTreeMap::new();
+        for client in clients(env) {
+            let server = Server::start(
+                Config::paced(Duration::from_millis(50), Duration::from_millis(10)),
+                SERVER_CORE,
+            )
+            .expect("server");
+            match env.run(client, w, &server.base_url(), &format!("acc-c{c}")) {
+                Ok(Some(r)) => {
+                    check(&r, w, client.name(), report);
+                    let t = server.truth();
+                    let e99 = r.p99_ttft_ms - t.ttft_percentile_ms(99.0);
+                    let emean = r.mean_ttft_ms - t.mean_ttft_ms();
+                    let eitl = r.mean_itl_ms - t.mean_itl_ms();
+                    eprintln!(
+                        "accuracy {} c={c}: p99 TTFT {:.2} vs truth {:.2}; mean TTFT {:.2} vs {:.2}; mean ITL {:.4} vs {:.4} (server saw {} requests)",
+                        client.name(),
+                        r.p99_ttft_ms,
+                        t.ttft_percentile_ms(99.0),
+                        r.mean_ttft_ms,
+                        t.mean_ttft_ms(),
+                        r.mean_itl_ms,
+                        t.mean_itl_ms(),
+                        t.requests
+                    );
+                    p99_err.insert(client, e99);
+                    p99.insert(client, format!("{e99:+.2}"));
+                    mean_ttft.insert(client, format!("{emean:+.2}"));
+                    itl.insert(client, format!("{eitl:+.4}"));
+                }
+                Ok(None) => {}
+                Err(e) => report
+                    .notes
+                    .push(format!("accuracy c={c} of {}: {e}", client.name())),
+            }
+        }
+        let target = match c {
+            256 => "≤ 2",
+            1024 => "≤ 10",
+            _ => "",
+        };
+        report.row(
+            &format!("p99 TTFT error ms vs server truth, c={c} ({} req, 50 ms TTFT, 10 ms/token, 64 tokens)", w.num_prompts),
+            p99,
+            ratio(p99_err.get(&Client::Perfgate).map(|v| v.abs()), p99_err.get(&Client::Sglang).map(|v| v.abs())),
+            target,
+        );
+        report.row(
+            &format!("mean TTFT error ms, c={c}"),
+            mean_ttft,
+            "".into(),
+            "",
+        );
+        report.row(
+            &format!("mean ITL error ms, c={c}"),
+            itl,
+            "".into(),
+            "≤ 0.1",
+        );
+    }
+}
+
+/// Peak RSS of a 10,000-request run with 256-token outputs.
+fn phase_rss(env: &Env, report: &mut Report) {
+    let w = Workload {
+        num_prompts: 10_000,
+        concurrency: 256,
+        input_len: 128,
+        output_len: 256,
+    };
+    let mut rss = BTreeMap::new();
+    let mut cells = BTreeMap::new();
+    for client in clients(env) {
+        let server = Server::start(Config::blast(16), SERVER_CORE).expect("server");
+        match env.run(client, w, &server.base_url(), "rss") {
+            Ok(Some(r)) => {
+                check(&r, w, client.name(), report);
+                let mb = r.child.max_rss_kib as f64 / 1024.0;
+                eprintln!(
+                    "rss {}: {mb:.1} MiB, cpu {:.2}s, wall {:.2}s",
+                    client.name(),
+                    r.child.cpu().as_secs_f64(),
+                    r.child.wall.as_secs_f64()
+                );
+                rss.insert(client, mb);
+                cells.insert(client, format!("{mb:.1}"));
+            }
+            Ok(None) => {}
+            Err(e) => report
+                .notes
+                .push(format!("rss run of {}: {e}", client.name())),
+        }
+    }
+    report.row(
+        "peak RSS MiB, 10,000 requests × 256 tokens, c=256",
+        cells,
+        ratio(
+            rss.get(&Client::Perfgate).copied(),
+            rss.get(&Client::Sglang).copied(),
+        ),
+        "≤ 200 MB",
+    );
+}
+
+/// Prompt preparation: 10,000 ShareGPT prompts and 10,000 exact random prompts (Qwen3 tokenizer).
+fn phase_prep(env: &Env, report: &mut Report) {
+    match prep::measure(env) {
+        Ok(rows) => {
+            for (label, secs) in rows {
+                let mut cells = BTreeMap::new();
+                cells.insert(Client::Perfgate, format!("{secs:.2}"));
+                report.row(&label, cells, "".into(), "≤ 3 s");
+            }
+        }
+        Err(e) => report.notes.push(format!("prompt prep: {e}")),
+    }
+}
+
+#[path = "client/prep.rs"]
+mod prep;
+
+fn setup_sglang(root: &Path) -> Result<Sglang, String> {
+    let out = Command::new("bash")
+        .arg(root.join("scripts/setup-sglang-bench.sh"))
+        .output()
+        .map_err(|e| format!("setup-sglang-bench.sh: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "setup-sglang-bench.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let get = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("setup-sglang-bench.sh did not print {k}"))
+    };
+    Ok(Sglang {
+        python: get("SGLANG_BENCH_PYTHON")?,
+        script: get("SGLANG_BENCH_SERVING")?,
+    })
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if !args.iter().any(|a| a == "--bench") {
+        // `cargo test --all-targets` runs bench targets without --bench: do nothing there.
+        println!("client benchmark: run it with `cargo bench --bench client`");
+        return;
+    }
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let only: Option<Vec<String>> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .map(|s| s.split(',').map(str::to_string).collect());
+    let want = |p: &str| only.as_ref().is_none_or(|o| o.iter().any(|x| x == p));
+
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"));
+    let work = target.join("bench-client");
+    std::fs::create_dir_all(&work).expect("work dir");
+
+    // The bench process (the fake server and this driver) lives on core 0.
+    child::pin_current_thread(SERVER_CORE);
+
+    let tokenizer_dir = std::env::var_os("PERFGATE_BENCH_TOKENIZER_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join(".cache/sglang-bench/qwen3-tokenizer"));
+    let mut notes = Vec::new();
+    let sglang = if flag("--skip-sglang") {
+        None
+    } else {
+        match setup_sglang(&root) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                notes.push(format!("SGLang side skipped: {e}"));
+                None
+            }
+        }
+    };
+    if !tokenizer_dir.join("tokenizer.json").exists() {
+        eprintln!(
+            "no tokenizer at {}: run scripts/setup-sglang-bench.sh or set PERFGATE_BENCH_TOKENIZER_DIR",
+            tokenizer_dir.display()
+        );
+        std::process::exit(2);
+    }
+    let env = Env {
+        perfgate: PathBuf::from(env!("CARGO_BIN_EXE_perfgate")),
+        tokenizer_dir,
+        sglang,
+        work,
+        quick: flag("--quick"),
+    };
+    let mut report = Report {
+        notes,
+        ..Report::default()
+    };
+    let t0 = Instant::now();
+    if want("cpu") {
+        phase_cpu(&env, &mut report);
+    }
+    if want("accuracy") {
+        phase_accuracy(&env, &mut report);
+    }
+    if want("rss") {
+        phase_rss(&env, &mut report);
+    }
+    if want("prep") {
+        phase_prep(&env, &mut report);
+    }
+    report.notes.push(format!(
+        "server on core {SERVER_CORE}, clients on core {CLIENT_CORE}; bench took {:.0} s; raw outputs in {}",
+        t0.elapsed().as_secs_f64(),
+        env.work.display()
+    ));
+    let text = report.render();
+    println!("\n{text}");
+    let _ = std::fs::write(env.work.join("report.md"), &text);
+}

@@ -1,0 +1,174 @@
+//! LMDeploy profiler CSV (`profile_restful_api.py` / `profile_throughput.py --csv`): a header
+//! row (`batch, num_promts, RPS, RPM, FTL(ave)(s), FTL(min)(s), FTL(max)(s), 50%(s), 75%(s),
+//! 95%(s), 99%(s), throughput(out tok/s), throughput(total tok/s)`) and one row per run.
+//! Latencies are printed in seconds and become milliseconds by moving the decimal point, so
+//! they stay exact; the percentile columns are per-token latencies (ITL). The CSV does not
+//! print the duration, the success count or token totals: those are computed from what it does
+//! print and listed in the record's `derived` field. No model is written, so `--model` is
+//! required; the dataset is ShareGPT (the only one these profilers sample) unless told.
+
+use super::{parse_f64, parse_u64, shift_decimal, ImportError, ImportOptions, Imported};
+use crate::record::{OutputTokenSource, ScenarioParams, ScenarioResult};
+
+pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, ImportError> {
+    let mut out = Imported::default();
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let Some((_, header)) = lines.next() else {
+        return Ok(out);
+    };
+    let cols: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
+    let idx = |names: &[&str]| cols.iter().position(|c| names.contains(&c.as_str()));
+    let rps = idx(&["RPS"])
+        .ok_or_else(|| ImportError::at(path, 1, "not an LMDeploy serving CSV: no `RPS` column"))?;
+    let prompts = idx(&["num_promts", "num_prompts"]).ok_or_else(|| {
+        ImportError::at(
+            path,
+            1,
+            "not an LMDeploy serving CSV: no `num_prompts` column",
+        )
+    })?;
+    let out_tput = idx(&["throughput(out tok/s)"]).ok_or_else(|| {
+        ImportError::at(
+            path,
+            1,
+            "not an LMDeploy serving CSV: no `throughput(out tok/s)` column",
+        )
+    })?;
+    let total_tput = idx(&["throughput(total tok/s)"]);
+    let batch = idx(&["batch"]);
+    let seconds: Vec<(usize, &str)> = [
+        ("FTL(ave)(s)", "mean_ttft_ms"),
+        ("FTL(min)(s)", "min_ttft_ms"),
+        ("FTL(max)(s)", "max_ttft_ms"),
+        ("50%(s)", "p50_itl_ms"),
+        ("75%(s)", "p75_itl_ms"),
+        ("95%(s)", "p95_itl_ms"),
+        ("99%(s)", "p99_itl_ms"),
+    ]
+    .iter()
+    .filter_map(|(c, k)| idx(&[c]).map(|i| (i, *k)))
+    .collect();
+    let model = opts.model.clone();
+
+    for (i, row) in lines {
+        let n = i + 1;
+        let cells: Vec<&str> = row.split(',').map(str::trim).collect();
+        if cells.len() != cols.len() {
+            return Err(ImportError::at(
+                path,
+                n,
+                format!("{} values for {} columns", cells.len(), cols.len()),
+            ));
+        }
+        let model = model.clone().ok_or(ImportError::NoModel {
+            path: path.into(),
+            line: n,
+        })?;
+        let cell = |c: usize| cells[c];
+        let num = |c: usize| {
+            parse_f64(cell(c)).map_err(|m| ImportError::at(path, n, format!("`{}`: {m}", cols[c])))
+        };
+        let num_prompts = parse_u64(cell(prompts))
+            .map_err(|m| ImportError::at(path, n, format!("`{}`: {m}", cols[prompts])))?;
+        let request_throughput = num(rps)?;
+        let output_throughput = num(out_tput)?;
+        let total_token_throughput = total_tput.map(num).transpose()?;
+        if request_throughput <= 0.0 {
+            return Err(ImportError::at(path, n, "`RPS` must be positive"));
+        }
+        let duration = num_prompts as f64 / request_throughput;
+        let mut r = ScenarioResult {
+            model,
+            backend: Some("lmdeploy".into()),
+            params: ScenarioParams {
+                dataset_name: opts
+                    .dataset_name
+                    .clone()
+                    .unwrap_or_else(|| "sharegpt".into()),
+                num_prompts,
+                max_concurrency: batch
+                    .map(|b| {
+                        parse_u64(cell(b))
+                            .map_err(|m| ImportError::at(path, n, format!("`batch`: {m}")))
+                    })
+                    .transpose()?,
+                ..Default::default()
+            },
+            completed: num_prompts,
+            duration,
+            total_output_tokens: (output_throughput * duration).round() as u64,
+            total_input_tokens: total_token_throughput
+                .map(|t| ((t - output_throughput) * duration).round().max(0.0) as u64)
+                .unwrap_or(0),
+            request_throughput,
+            output_throughput,
+            total_token_throughput,
+            engine: opts.engine.clone().or_else(|| Some("lmdeploy".into())),
+            engine_version: opts.engine_version.clone(),
+            source: Some(format!("{path}:{n}")),
+            output_token_source: Some(OutputTokenSource::Reported),
+            derived: vec![
+                "completed".into(),
+                "duration".into(),
+                "total_input_tokens".into(),
+                "total_output_tokens".into(),
+            ],
+            ..Default::default()
+        };
+        for (c, key) in &seconds {
+            let t = cell(*c);
+            if t == "-" {
+                continue; // not measured (non-streaming run)
+            }
+            let v = shift_decimal(t, 3)
+                .map_err(|m| ImportError::at(path, n, format!("`{}`: {m}", cols[*c])))?;
+            r.stats.insert(key.to_string(), v);
+        }
+        out.records.push(r);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CSV: &str = "batch,num_promts,RPS,RPM,FTL(ave)(s),FTL(min)(s),FTL(max)(s),50%(s),75%(s),95%(s),99%(s),throughput(out tok/s),throughput(total tok/s)\n128,2000,10.250,615.000,0.512,0.031,2.004,0.021,0.027,0.045,0.093,2254.110,4912.337\n";
+
+    #[test]
+    fn columns_map_exactly() {
+        let opts = ImportOptions {
+            model: Some("internlm/internlm2_5-7b-chat".into()),
+            ..Default::default()
+        };
+        let got = parse(CSV, "p.csv", &opts).unwrap();
+        let r = &got.records[0];
+        assert_eq!(r.params.max_concurrency, Some(128));
+        assert_eq!(r.params.num_prompts, 2000);
+        assert_eq!(r.request_throughput, 10.25);
+        assert_eq!(r.stats["mean_ttft_ms"], 512.0);
+        assert_eq!(r.stats["min_ttft_ms"], 31.0);
+        assert_eq!(r.stats["p99_itl_ms"], 93.0);
+        assert_eq!(r.output_throughput, 2254.11);
+        assert_eq!(r.total_token_throughput, Some(4912.337));
+        assert_eq!(r.scenario_id(), "sharegpt-n2000-c128");
+        assert!(r.derived.contains(&"duration".to_string()));
+        assert_eq!(r.source.as_deref(), Some("p.csv:2"));
+    }
+
+    #[test]
+    fn needs_a_model_and_numbers() {
+        let err = parse(CSV, "p.csv", &ImportOptions::default()).unwrap_err();
+        assert!(err.to_string().contains("pass `--model`"), "{err}");
+        let opts = ImportOptions {
+            model: Some("m".into()),
+            ..Default::default()
+        };
+        let bad = CSV.replace("10.250", "ten");
+        let err = parse(&bad, "p.csv", &opts).unwrap_err();
+        assert_eq!(err.to_string(), "p.csv:2: `RPS`: `ten` is not a number");
+    }
+}

@@ -1,0 +1,291 @@
+//! Importers: turn the output of other benchmark tools into [`ScenarioResult`] records, exactly.
+//!
+//! Formats (detected from the text, see [`detect`]): console logs in the SGLang/LMDeploy print
+//! style (the seeds) and in vLLM's `benchmark_serving.py` / `vllm bench serve` style (both in
+//! [`console`]), vLLM `--save-result` JSON ([`vllm_json`]), SGLang JSONL ([`sglang_jsonl`]),
+//! LMDeploy CSV ([`lmdeploy_csv`]) and perfgate's own JSON Lines. Every printed number is parsed
+//! from its text with `str::parse::<f64>`, so it serialises back identically; the run's own
+//! arguments (`Namespace(...)`, the command line) identify the scenario, never a position.
+//! A block that cannot be parsed is an error naming the file and line. Pure: no I/O.
+
+use crate::record::{RangeConvention, ScenarioResult};
+
+pub mod args;
+pub mod console;
+pub mod launch;
+pub mod lmdeploy_csv;
+pub mod sglang_jsonl;
+pub mod vllm_json;
+
+/// What the user told `perfgate import` on the command line. Every field is a fallback for
+/// what the source does not say (the source wins), except `engine`/`engine_version`, which
+/// name the engine when the source cannot.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    pub model: Option<String>,
+    pub engine: Option<String>,
+    pub engine_version: Option<String>,
+    pub dataset_name: Option<String>,
+    pub num_prompts: Option<u64>,
+    pub random_input_len: Option<u64>,
+    pub random_output_len: Option<u64>,
+    pub random_range_ratio: Option<f64>,
+    /// Overrides the convention implied by the format (SGLang-style output → `sglang`).
+    pub range_convention: Option<RangeConvention>,
+}
+
+/// The formats `perfgate import` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Console output with `Serving Benchmark Result` blocks (SGLang/LMDeploy or vLLM style).
+    Console,
+    /// vLLM `--save-result` JSON: one object, or many appended.
+    VllmJson,
+    /// SGLang `bench_serving` JSON Lines.
+    SglangJsonl,
+    /// LMDeploy profiler CSV.
+    LmdeployCsv,
+    /// perfgate's own records (JSON Lines).
+    PerfgateJsonl,
+}
+
+impl Format {
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Console => "console log",
+            Format::VllmJson => "vLLM --save-result JSON",
+            Format::SglangJsonl => "SGLang JSONL",
+            Format::LmdeployCsv => "LMDeploy CSV",
+            Format::PerfgateJsonl => "perfgate JSONL",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ImportError {
+    #[error("{path}: the file is empty")]
+    Empty { path: String },
+    #[error("{path}: no benchmark results found (expected `Serving Benchmark Result` blocks, vLLM/SGLang JSON, or an LMDeploy CSV)")]
+    NoResults { path: String },
+    #[error("{path}:{line}: {message}")]
+    At {
+        path: String,
+        line: usize,
+        message: String,
+    },
+    #[error("{path}:{line}: no model found for this result (no `--model` on a command line, no `model=` in a `Namespace(...)` line); pass `--model`")]
+    NoModel { path: String, line: usize },
+}
+
+impl ImportError {
+    pub(crate) fn at(path: &str, line: usize, message: impl Into<String>) -> ImportError {
+        ImportError::At {
+            path: path.to_string(),
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+/// The outcome of importing one file.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Imported {
+    pub records: Vec<ScenarioResult>,
+    /// Things worth telling the user that are not errors (incomplete runs, ignored keys,
+    /// launch commands that disagree with the run's arguments).
+    pub warnings: Vec<String>,
+}
+
+/// Guess the format of a file from its text (and its extension, as a tie-breaker).
+pub fn detect(text: &str, path: &str) -> Format {
+    let first = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if first.starts_with('{') {
+        let looks_sglang = text.contains("\"median_e2e_latency_ms\"")
+            || text.contains("\"total_output_tokens_retokenized\"")
+            || text.contains("\"mean_e2e_latency_ms\"");
+        let looks_perfgate = text.contains("\"run_index\"") && text.contains("\"model\"");
+        if looks_perfgate {
+            return Format::PerfgateJsonl;
+        }
+        if looks_sglang {
+            return Format::SglangJsonl;
+        }
+        return Format::VllmJson;
+    }
+    let lower = path.to_ascii_lowercase();
+    if (first.contains("RPS") && first.contains(','))
+        || (lower.ends_with(".csv") && !text.contains("Serving Benchmark Result"))
+    {
+        return Format::LmdeployCsv;
+    }
+    Format::Console
+}
+
+/// Import one file's text. `path` is used in messages and in each record's `source`.
+pub fn import_text(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, ImportError> {
+    if text.trim().is_empty() {
+        return Err(ImportError::Empty { path: path.into() });
+    }
+    let mut imported = match detect(text, path) {
+        Format::Console => console::parse(text, path, opts)?,
+        Format::VllmJson => vllm_json::parse(text, path, opts)?,
+        Format::SglangJsonl => sglang_jsonl::parse(text, path, opts)?,
+        Format::LmdeployCsv => lmdeploy_csv::parse(text, path, opts)?,
+        Format::PerfgateJsonl => Imported {
+            records: crate::record::parse_jsonl(text, path)
+                .map_err(|e| ImportError::at(path, 0, e.to_string()))?,
+            warnings: Vec::new(),
+        },
+    };
+    if imported.records.is_empty() {
+        return Err(ImportError::NoResults { path: path.into() });
+    }
+    for r in &imported.records {
+        if r.is_incomplete() {
+            imported.warnings.push(format!(
+                "{}: incomplete run kept and flagged: {} of {} requests succeeded ({} failed)",
+                r.source.as_deref().unwrap_or(path),
+                r.completed,
+                r.params.num_prompts,
+                r.failed
+            ));
+        }
+    }
+    number_runs(&mut imported.records);
+    Ok(imported)
+}
+
+/// Give repeated runs of the same model × scenario increasing `run_index` values, in order.
+pub fn number_runs(records: &mut [ScenarioResult]) {
+    let mut seen: std::collections::HashMap<(String, String), u32> = Default::default();
+    for r in records.iter_mut() {
+        let n = seen.entry((r.model.clone(), r.scenario_id())).or_insert(0);
+        r.run_index = *n;
+        *n += 1;
+    }
+}
+
+/// Parse a printed number exactly: `f64::from_str` of the text. `nan`/`inf` are refused.
+pub(crate) fn parse_f64(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("`{t}` is not a number")),
+    }
+}
+
+/// Parse a printed count: an integer, or a float with no fractional part (`64.00`).
+pub(crate) fn parse_u64(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    if let Ok(v) = t.parse::<u64>() {
+        return Ok(v);
+    }
+    match t.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 && v.fract() == 0.0 && v < 9.0e15 => Ok(v as u64),
+        _ => Err(format!("`{t}` is not a whole number")),
+    }
+}
+
+/// Multiply a printed decimal by 10^`places` by moving the decimal point in the text, so that
+/// `0.123` seconds become exactly `123` ms (plain float multiplication would give
+/// `123.00000000000001`).
+pub(crate) fn shift_decimal(text: &str, places: usize) -> Result<f64, String> {
+    let t = text.trim();
+    let err = || format!("`{t}` is not a number");
+    let (neg, body) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    if body.is_empty()
+        || !body.chars().all(|c| c.is_ascii_digit() || c == '.')
+        || body.matches('.').count() > 1
+    {
+        return parse_f64(t)
+            .map(|v| v * 10f64.powi(places as i32))
+            .map_err(|_| err());
+    }
+    let (int, frac) = body.split_once('.').unwrap_or((body, ""));
+    let mut digits = String::from(int);
+    let mut frac = frac.to_string();
+    while frac.len() < places {
+        frac.push('0');
+    }
+    digits.push_str(&frac[..places]);
+    let rest = &frac[places..];
+    let mut s = String::new();
+    if neg {
+        s.push('-');
+    }
+    s.push_str(&digits);
+    if !rest.is_empty() {
+        s.push('.');
+        s.push_str(rest);
+    }
+    parse_f64(&s).map_err(|_| err())
+}
+
+/// Is this one of the engines perfgate knows by name?
+pub(crate) fn known_engine(name: &str) -> Option<&'static str> {
+    match name.to_ascii_lowercase().as_str() {
+        "vllm" => Some("vllm"),
+        "sglang" => Some("sglang"),
+        "lmdeploy" => Some("lmdeploy"),
+        "llama.cpp" | "llamacpp" | "llama-cpp" => Some("llama.cpp"),
+        "tgi" => Some("tgi"),
+        "trt" | "tensorrt-llm" | "trtllm" => Some("tensorrt-llm"),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_round_trip_exactly() {
+        for t in ["578.48", "289213.70", "0.21", "1768755.83", "17.29"] {
+            let v = parse_f64(t).unwrap();
+            let back = serde_json::to_string(&v).unwrap();
+            assert_eq!(back.parse::<f64>().unwrap(), v);
+            assert_eq!(back, t.trim_end_matches('0'));
+        }
+        assert!(parse_f64("12.3.4").is_err());
+        assert!(parse_f64("nan").is_err());
+        assert_eq!(parse_u64("64.00").unwrap(), 64);
+        assert!(parse_u64("64.5").is_err());
+    }
+
+    #[test]
+    fn shifting_decimals_is_exact() {
+        assert_eq!(shift_decimal("0.123", 3).unwrap(), 123.0);
+        assert_eq!(shift_decimal("1.5", 3).unwrap(), 1500.0);
+        assert_eq!(shift_decimal("0.0001", 3).unwrap(), 0.1);
+        assert_eq!(shift_decimal("12", 3).unwrap(), 12000.0);
+        assert_eq!(shift_decimal("-0.25", 3).unwrap(), -250.0);
+        assert!(shift_decimal("abc", 3).is_err());
+    }
+
+    #[test]
+    fn detects_formats() {
+        assert_eq!(detect("{\"model_id\": \"m\"}", "a.json"), Format::VllmJson);
+        assert_eq!(
+            detect("{\"median_e2e_latency_ms\": 1}\n", "a.jsonl"),
+            Format::SglangJsonl
+        );
+        assert_eq!(
+            detect("batch,num_promts,RPS,RPM\n1,2,3,4\n", "x.csv"),
+            Format::LmdeployCsv
+        );
+        assert_eq!(detect("hello\n", "x.txt"), Format::Console);
+    }
+
+    #[test]
+    fn empty_file_is_an_error() {
+        let err = import_text(" \n\n", "e.txt", &ImportOptions::default()).unwrap_err();
+        assert_eq!(err.to_string(), "e.txt: the file is empty");
+    }
+}

@@ -1,0 +1,354 @@
+//! vLLM `--save-result` JSON: one object per run, or many appended (`--append-result` writes
+//! them one per line). The keys are already perfgate's record keys; the scenario parameters
+//! that vLLM does not save (`dataset_name`, `random_input_len`, …) come from `--metadata`
+//! entries when present, else from the import flags. Also holds the JSON mapping shared with
+//! [`super::sglang_jsonl`].
+
+use serde_json::{Map, Value};
+
+use super::{ImportError, ImportOptions, Imported};
+use crate::baseline::line_col;
+use crate::record::{
+    is_stat_key, OutputTokenSource, RangeConvention, RequestRate, ScenarioParams, ScenarioResult,
+};
+
+/// Which tool wrote the JSON.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flavor {
+    Vllm,
+    Sglang,
+}
+
+/// Per-request arrays and bookkeeping keys that are not part of a record.
+const SKIPPED_KEYS: [&str; 17] = [
+    "endpoint_type",
+    "label",
+    "input_lens",
+    "output_lens",
+    "ttfts",
+    "itls",
+    "latencies",
+    "start_times",
+    "queue_times",
+    "generated_texts",
+    "errors",
+    "rtfx",
+    "accept_length",
+    "total_input_text_tokens",
+    "total_input_vision_tokens",
+    "ramp_up_strategy",
+    "tag",
+];
+
+pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, ImportError> {
+    parse_objects(text, path, opts, Flavor::Vllm)
+}
+
+/// Parse a stream of JSON objects (concatenated, one per line, or pretty-printed).
+pub fn parse_objects(
+    text: &str,
+    path: &str,
+    opts: &ImportOptions,
+    flavor: Flavor,
+) -> Result<Imported, ImportError> {
+    let mut out = Imported::default();
+    let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    loop {
+        let start = text.len() - text[stream.byte_offset()..].trim_start().len();
+        let line = line_col(text, start).0;
+        match stream.next() {
+            None => break,
+            Some(Err(e)) => {
+                return Err(ImportError::at(
+                    path,
+                    e.line(),
+                    format!("invalid JSON: {e}"),
+                ));
+            }
+            Some(Ok(Value::Object(obj))) => {
+                out.records
+                    .push(record(&obj, flavor, path, line, opts, &mut out.warnings)?);
+            }
+            Some(Ok(_)) => {
+                return Err(ImportError::at(
+                    path,
+                    line,
+                    "expected a JSON object (one result)",
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn as_f64(v: &Value, key: &str, path: &str, line: usize) -> Result<f64, ImportError> {
+    v.as_f64()
+        .ok_or_else(|| ImportError::at(path, line, format!("`{key}`: `{v}` is not a number")))
+}
+
+fn as_u64(v: &Value, key: &str, path: &str, line: usize) -> Result<u64, ImportError> {
+    match v {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64()
+                .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+                .map(|f| f as u64)
+        }),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+    .ok_or_else(|| ImportError::at(path, line, format!("`{key}`: `{v}` is not a whole number")))
+}
+
+fn as_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s.clone()),
+        other => Some(other.to_string()),
+    }
+}
+
+/// Map one result object to a record.
+pub fn record(
+    obj: &Map<String, Value>,
+    flavor: Flavor,
+    path: &str,
+    line: usize,
+    opts: &ImportOptions,
+    warnings: &mut Vec<String>,
+) -> Result<ScenarioResult, ImportError> {
+    let get = |k: &str| obj.get(k).filter(|v| !v.is_null());
+    let f = |k: &str| get(k).map(|v| as_f64(v, k, path, line)).transpose();
+    let u = |k: &str| get(k).map(|v| as_u64(v, k, path, line)).transpose();
+    let need_f = |k: &str| {
+        f(k)?.ok_or_else(|| ImportError::at(path, line, format!("the result has no `{k}`")))
+    };
+    let need_u = |k: &str| {
+        u(k)?.ok_or_else(|| ImportError::at(path, line, format!("the result has no `{k}`")))
+    };
+
+    let model = get("model_id")
+        .or_else(|| get("model"))
+        .and_then(as_text)
+        .or_else(|| opts.model.clone())
+        .ok_or(ImportError::NoModel {
+            path: path.into(),
+            line,
+        })?;
+    let dataset_name = get("dataset_name")
+        .and_then(as_text)
+        .or_else(|| opts.dataset_name.clone())
+        .ok_or_else(|| {
+            ImportError::at(path, line, "the result does not name its dataset (no `dataset_name`; vLLM saves it only through `--metadata dataset_name=…`); pass `--dataset-name`")
+        })?;
+    let completed = need_u("completed")?;
+    let failed = u("failed")?.unwrap_or(0);
+    let num_prompts = match u("num_prompts")?.or(opts.num_prompts) {
+        Some(n) => n,
+        None if get("failed").is_some() => completed + failed,
+        None => {
+            return Err(ImportError::at(
+                path,
+                line,
+                "the result has no `num_prompts`; pass `--num-prompts`",
+            ))
+        }
+    };
+    let mut params = ScenarioParams {
+        dataset_name: dataset_name.clone(),
+        num_prompts,
+        max_concurrency: u("max_concurrency")?,
+        ..Default::default()
+    };
+    if let Some(rate) = get("request_rate") {
+        let t = as_text(rate).unwrap_or_default();
+        params.request_rate = t
+            .parse::<RequestRate>()
+            .map_err(|m| ImportError::at(path, line, format!("`request_rate`: {m}")))?;
+    }
+    if !params.request_rate.is_inf() {
+        params.burstiness = f("burstiness")?;
+    }
+    if dataset_name == "random" {
+        params.random_input_len = u("random_input_len")?.or(opts.random_input_len);
+        params.random_output_len = u("random_output_len")?.or(opts.random_output_len);
+        params.random_range_ratio = f("random_range_ratio")?.or(opts.random_range_ratio);
+        let from_file = get("range_convention")
+            .and_then(as_text)
+            .and_then(|c| match c.as_str() {
+                "vllm" => Some(RangeConvention::Vllm),
+                "sglang" => Some(RangeConvention::Sglang),
+                _ => None,
+            });
+        params.range_convention =
+            Some(from_file.or(opts.range_convention).unwrap_or(match flavor {
+                Flavor::Vllm => RangeConvention::Vllm,
+                Flavor::Sglang => RangeConvention::Sglang,
+            }));
+    }
+    if dataset_name == "sharegpt" {
+        params.sharegpt_output_len = u("sharegpt_output_len")?;
+    }
+
+    let mut r = ScenarioResult {
+        date: get("date").and_then(as_text),
+        backend: get("backend").and_then(as_text),
+        model: model.clone(),
+        model_id: get("model_id").and_then(as_text),
+        tokenizer_id: get("tokenizer_id").and_then(as_text),
+        params,
+        seed: u("seed")?,
+        completed,
+        failed,
+        duration: need_f("duration")?,
+        total_input_tokens: need_u("total_input_tokens")?,
+        total_output_tokens: need_u("total_output_tokens")?,
+        total_output_tokens_retokenized: u("total_output_tokens_retokenized")?,
+        request_throughput: need_f("request_throughput")?,
+        request_goodput: f("request_goodput")?,
+        input_throughput: f("input_throughput")?,
+        output_throughput: need_f("output_throughput")?,
+        total_token_throughput: f("total_token_throughput")?.or(f("total_throughput")?),
+        max_output_tokens_per_s: f("max_output_tokens_per_s")?,
+        max_concurrent_requests: u("max_concurrent_requests")?,
+        concurrency: f("concurrency")?,
+        source: Some(format!("{path}:{line}")),
+        output_token_source: Some(OutputTokenSource::Reported),
+        ..Default::default()
+    };
+    r.engine = opts
+        .engine
+        .clone()
+        .or_else(|| get("engine").and_then(as_text))
+        .or_else(|| {
+            r.backend
+                .as_deref()
+                .and_then(super::known_engine)
+                .map(str::to_string)
+        });
+    r.engine_version = opts
+        .engine_version
+        .clone()
+        .or_else(|| get("engine_version").and_then(as_text));
+
+    const USED: [&str; 34] = [
+        "date",
+        "backend",
+        "model",
+        "model_id",
+        "tokenizer_id",
+        "dataset_name",
+        "num_prompts",
+        "max_concurrency",
+        "request_rate",
+        "burstiness",
+        "random_input_len",
+        "random_output_len",
+        "random_range_ratio",
+        "range_convention",
+        "sharegpt_output_len",
+        "seed",
+        "completed",
+        "failed",
+        "duration",
+        "total_input_tokens",
+        "total_output_tokens",
+        "total_output_tokens_retokenized",
+        "request_throughput",
+        "request_goodput",
+        "input_throughput",
+        "output_throughput",
+        "total_token_throughput",
+        "total_throughput",
+        "max_output_tokens_per_s",
+        "max_concurrent_requests",
+        "concurrency",
+        "engine",
+        "engine_version",
+        "ramp_up_start_rps",
+    ];
+    let mut ignored = Vec::new();
+    for (k, v) in obj {
+        let stat = match k.strip_suffix("_e2e_latency_ms") {
+            Some(stat) => format!("{stat}_e2el_ms"),
+            None => k.clone(),
+        };
+        if is_stat_key(&stat) {
+            if !v.is_null() {
+                r.stats.insert(stat, as_f64(v, k, path, line)?);
+            }
+        } else if !USED.contains(&k.as_str())
+            && !SKIPPED_KEYS.contains(&k.as_str())
+            && k != "ramp_up_end_rps"
+        {
+            ignored.push(k.as_str());
+        }
+    }
+    if !ignored.is_empty() {
+        warnings.push(format!(
+            "{path}:{line}: keys not part of a record were ignored: {}",
+            ignored.join(", ")
+        ));
+    }
+    Ok(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ONE: &str = r#"{"date": "20250820-101500", "endpoint_type": "vllm", "backend": "vllm", "label": null, "model_id": "Qwen/Qwen3-8B", "tokenizer_id": "Qwen/Qwen3-8B", "num_prompts": 200, "dataset_name": "random", "random_input_len": 1024, "random_output_len": 128, "request_rate": "inf", "burstiness": 1.0, "max_concurrency": 64, "duration": 41.3361902, "completed": 198, "failed": 2, "total_input_tokens": 202752, "total_output_tokens": 25344, "request_throughput": 4.790054981, "request_goodput": null, "output_throughput": 613.1270376, "total_token_throughput": 5518.143379, "max_output_tokens_per_s": 1344.0, "max_concurrent_requests": 64, "mean_ttft_ms": 1234.5678901234, "median_ttft_ms": 1100.25, "std_ttft_ms": 300.125, "p99_ttft_ms": 2900.0625, "mean_tpot_ms": 45.1, "median_tpot_ms": 44.9, "std_tpot_ms": 3.2, "p99_tpot_ms": 60.7, "mean_itl_ms": 45.3, "median_itl_ms": 40.2, "std_itl_ms": 10.1, "p99_itl_ms": 120.4, "input_lens": [1, 2]}"#;
+
+    #[test]
+    fn one_object_exactly() {
+        let got = parse(ONE, "r.json", &ImportOptions::default()).unwrap();
+        assert_eq!(got.records.len(), 1);
+        let r = &got.records[0];
+        assert_eq!(r.model, "Qwen/Qwen3-8B");
+        assert_eq!(r.scenario_id(), "random-in1024-out128-n200-c64");
+        assert_eq!(r.completed, 198);
+        assert_eq!(r.failed, 2);
+        assert_eq!(r.duration, 41.3361902);
+        assert_eq!(r.stats["mean_ttft_ms"], 1234.5678901234);
+        assert_eq!(r.max_concurrent_requests, Some(64));
+        assert_eq!(r.request_goodput, None);
+        assert_eq!(r.source.as_deref(), Some("r.json:1"));
+        assert!(got.warnings.is_empty(), "{:?}", got.warnings);
+    }
+
+    #[test]
+    fn appended_objects_and_pretty_printing() {
+        let pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(ONE).unwrap()).unwrap();
+        let text = format!("{ONE}\n{pretty}\n");
+        let got = parse(&text, "r.json", &ImportOptions::default()).unwrap();
+        assert_eq!(got.records.len(), 2);
+        assert_eq!(got.records[1].source.as_deref(), Some("r.json:2"));
+        assert_eq!(got.records[0].stats, got.records[1].stats);
+    }
+
+    #[test]
+    fn bad_values_name_the_line() {
+        let text = format!(
+            "{ONE}\n{}",
+            ONE.replace("\"duration\": 41.3361902", "\"duration\": \"fast\"")
+        );
+        let err = parse(&text, "r.json", &ImportOptions::default()).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "r.json:2: `duration`: `\"fast\"` is not a number"
+        );
+        let err = parse("{\"completed\": 1,", "t.json", &ImportOptions::default()).unwrap_err();
+        assert!(
+            err.to_string().starts_with("t.json:1: invalid JSON"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn missing_model_needs_the_flag() {
+        let text = ONE.replace("\"model_id\": \"Qwen/Qwen3-8B\", ", "");
+        let err = parse(&text, "r.json", &ImportOptions::default()).unwrap_err();
+        assert!(matches!(err, ImportError::NoModel { .. }));
+        assert!(err.to_string().contains("pass `--model`"), "{err}");
+    }
+}

@@ -1,0 +1,199 @@
+//! The committed baselines: reproducible byte for byte from the seeds, round-tripping to the
+//! imported records, and readable by `baseline show` and `compare`.
+
+use std::path::Path;
+use std::process::Command;
+
+use perfgate::baseline::Baseline;
+use perfgate::import::{import_text, ImportOptions};
+use perfgate::record::parse_jsonl;
+
+const BIN: &str = env!("CARGO_BIN_EXE_perfgate");
+
+const PAIRS: [(&str, &str); 3] = [
+    ("000_91a68daabf788996.txt", "v0.10.1.toml"),
+    ("001_6333425655433de6.txt", "sglang-v0.5.1.toml"),
+    ("002_888d5a41793063a3.txt", "lmdeploy-v0.10.0.toml"),
+];
+
+fn run(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("perfgate runs");
+    (
+        out.status.success(),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn committed_baselines_regenerate_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let status = Command::new("bash")
+        .arg("scripts/regen-baselines.sh")
+        .env("PERFGATE", BIN)
+        .env("OUT", dir.path())
+        .status()
+        .expect("bash runs");
+    assert!(status.success());
+    for (_, toml) in PAIRS {
+        let fresh = std::fs::read_to_string(dir.path().join(toml)).unwrap();
+        let committed = std::fs::read_to_string(Path::new("baselines").join(toml)).unwrap();
+        assert!(
+            fresh == committed,
+            "baselines/{toml} differs from what scripts/regen-baselines.sh produces; rerun it"
+        );
+    }
+}
+
+#[test]
+fn show_json_equals_the_imported_records() {
+    for (seed, toml) in PAIRS {
+        let seed_path = format!("tests/data/seeds/{seed}");
+        let text = std::fs::read_to_string(&seed_path).unwrap();
+        let imported = import_text(&text, &seed_path, &ImportOptions::default())
+            .unwrap()
+            .records;
+        let path = format!("baselines/{toml}");
+        let (ok, stdout, stderr) = run(&["baseline", "show", "--json", &path]);
+        assert!(ok, "{stderr}");
+        let shown = parse_jsonl(&stdout, "stdout").unwrap();
+        assert_eq!(shown.len(), 24);
+        // Same records, grouped by model (the order of the seed).
+        assert_eq!(shown, imported, "{toml}");
+    }
+}
+
+#[test]
+fn committed_baselines_say_how_to_launch() {
+    let b = Baseline::load(Path::new("baselines/v0.10.1.toml")).unwrap();
+    assert_eq!(b.engine.name, "vllm");
+    assert_eq!(b.engine.version.as_deref(), Some("v0.10.1"));
+    assert_eq!(b.engine.image.as_deref(), Some("vllm/vllm-openai:v0.10.1"));
+    assert_eq!(
+        b.engine.launch.as_ref().unwrap().preset.as_deref(),
+        Some("vllm-docker")
+    );
+    assert_eq!(b.models.len(), 6);
+    let m = &b.models[3];
+    assert_eq!(m.name, "Qwen/Qwen3-235B-A22B");
+    assert_eq!(m.tensor_parallel_size, Some(8));
+    assert_eq!(m.extra_args, vec!["--host", "0.0.0.0"]);
+    assert!(m
+        .launch_command
+        .as_deref()
+        .unwrap()
+        .starts_with("docker run"));
+    assert_eq!(m.scenarios.len(), 4);
+    assert_eq!(m.scenarios[0].runs.len(), 1);
+
+    let s = Baseline::load(Path::new("baselines/sglang-v0.5.1.toml")).unwrap();
+    assert_eq!(
+        s.engine.launch.as_ref().unwrap().preset.as_deref(),
+        Some("sglang-docker")
+    );
+    assert_eq!(s.models[4].scenarios[0].id, "sharegpt-n1000");
+
+    let l = Baseline::load(Path::new("baselines/lmdeploy-v0.10.0.toml")).unwrap();
+    assert_eq!(
+        l.engine.launch.as_ref().unwrap().preset.as_deref(),
+        Some("lmdeploy")
+    );
+    let big = l
+        .models
+        .iter()
+        .find(|m| m.name == "openai/gpt-oss-120b")
+        .unwrap();
+    assert_eq!(big.tensor_parallel_size, Some(2));
+    assert!(big.notes.as_deref().unwrap().contains("openai/gpt-oss-20b"));
+    let fp8 = l
+        .models
+        .iter()
+        .find(|m| m.name == "Qwen/Qwen3-235B-A22B-FP8")
+        .unwrap();
+    assert_eq!(
+        fp8.extra_args,
+        vec!["--enable-metrics", "--communicator", "cuda-ipc"]
+    );
+}
+
+#[test]
+fn unknown_keys_and_bad_files_are_errors() {
+    let text = std::fs::read_to_string("baselines/v0.10.1.toml").unwrap();
+    let bad = text.replacen("tensor_parallel_size = 1", "tensor_paralel_size = 1", 1);
+    let err = Baseline::parse(&bad, "b.toml").unwrap_err().to_string();
+    let line = bad
+        .lines()
+        .position(|l| l.starts_with("tensor_paralel_size"))
+        .unwrap()
+        + 1;
+    assert!(
+        err.starts_with(&format!(
+            "b.toml:{line}:1: unknown field `tensor_paralel_size`"
+        )),
+        "{err}"
+    );
+    let bad = text.replacen("median_ttft_ms =", "median_ttf_ms =", 1);
+    let err = Baseline::parse(&bad, "b.toml").unwrap_err().to_string();
+    assert!(err.contains("unknown metric `median_ttf_ms`"), "{err}");
+    let err = Baseline::parse("", "e.toml").unwrap_err().to_string();
+    assert_eq!(err, "e.toml: the file is empty");
+    let (ok, _, stderr) = run(&["baseline", "show", "Cargo.toml"]);
+    assert!(!ok);
+    assert!(
+        stderr.contains("Cargo.toml:1:2: unknown field `package`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn compare_pairs_engines_and_maps_renamed_models() {
+    let (ok, out, err) = run(&[
+        "compare",
+        "baselines/v0.10.1.toml",
+        "baselines/sglang-v0.5.1.toml",
+        "--markdown",
+    ]);
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("| Qwen/Qwen3-8B | `sharegpt-n10000` | `output_throughput` | 3443.81 |"),
+        "{out}"
+    );
+    // gpt-oss ShareGPT ran 10000 prompts on vLLM but 1000 on SGLang: not the same scenario.
+    assert!(
+        out.contains("scenario `sharegpt-n10000` is only in A"),
+        "{out}"
+    );
+
+    let (ok, out, _) = run(&[
+        "compare",
+        "baselines/v0.10.1.toml",
+        "baselines/lmdeploy-v0.10.0.toml",
+    ]);
+    assert!(ok);
+    assert!(
+        !out.contains("Qwen/Qwen3-8B "),
+        "models with other names pair only via --map"
+    );
+    let (ok, out, err) = run(&[
+        "compare",
+        "baselines/v0.10.1.toml",
+        "baselines/lmdeploy-v0.10.0.toml",
+        "--map",
+        "Qwen/Qwen3-8B=Qwen/Qwen3-8B-FP8",
+    ]);
+    assert!(ok, "{err}");
+    assert!(out.contains("Qwen/Qwen3-8B ↔ Qwen/Qwen3-8B-FP8"), "{out}");
+}
+
+#[test]
+fn schema_is_published_and_printed() {
+    let (ok, out, _) = run(&["baseline", "schema"]);
+    assert!(ok);
+    let committed = std::fs::read_to_string("schema/baseline.schema.json").unwrap();
+    assert_eq!(out, committed);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["title"], "perfgate baseline");
+}

@@ -1,0 +1,427 @@
+//! `perfgate check` end to end: the binary on JSON Lines and baseline TOML files, for the
+//! "Done when" cases of the gate (same records, one scenario 20 % slower, ±1 % jitter, 20 %
+//! better), exit codes, and the report files.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use perfgate::baseline::{
+    Baseline, EngineInfo, MetricSeries, ModelBaseline, RunInfo, ScenarioBaseline, SCHEMA_VERSION,
+};
+use perfgate::record::{self, Direction, RequestRate, ScenarioParams, ScenarioResult};
+
+use crate::support::perfgate;
+
+const MODELS: [&str; 6] = [
+    "Qwen/Qwen3-8B",
+    "Qwen/Qwen3-32B",
+    "Qwen/Qwen3-30B-A3B",
+    "Qwen/Qwen3-235B-A22B",
+    "openai/gpt-oss-20b",
+    "openai/gpt-oss-120b",
+];
+
+/// Dataset name, number of prompts, (input, output) lengths for random data.
+type ScenarioSpec<'a> = (&'a str, u64, Option<(u64, u64)>);
+
+/// Seed-like records: 6 models × 4 scenarios, one run each.
+fn seed_records() -> Vec<ScenarioResult> {
+    let scenarios: [ScenarioSpec; 4] = [
+        ("random", 2000, Some((1024, 1024))),
+        ("random", 2000, Some((2048, 128))),
+        ("random", 1000, Some((128, 2048))),
+        ("sharegpt", 10000, None),
+    ];
+    let mut out = Vec::new();
+    for (mi, model) in MODELS.iter().enumerate() {
+        for (si, (ds, n, lens)) in scenarios.iter().enumerate() {
+            let speed = 1.0 / (1.0 + mi as f64 * 0.7) * (1.0 + si as f64 * 0.3);
+            let out_tokens = lens.map_or(2_000_000, |(_, o)| o * n);
+            let duration = 600.0 / speed;
+            let mut r = ScenarioResult {
+                model: model.to_string(),
+                engine: Some("vllm".into()),
+                engine_version: Some("v0.10.1".into()),
+                params: ScenarioParams {
+                    dataset_name: ds.to_string(),
+                    num_prompts: *n,
+                    random_input_len: lens.map(|l| l.0),
+                    random_output_len: lens.map(|l| l.1),
+                    random_range_ratio: lens.map(|_| 1.0),
+                    range_convention: lens.map(|_| record::RangeConvention::Sglang),
+                    request_rate: RequestRate::Inf,
+                    ..Default::default()
+                },
+                completed: *n,
+                duration,
+                total_input_tokens: lens.map_or(2_500_000, |(i, _)| i * n),
+                total_output_tokens: out_tokens,
+                request_throughput: *n as f64 / duration,
+                output_throughput: out_tokens as f64 / duration,
+                total_token_throughput: Some(2.0 * out_tokens as f64 / duration),
+                ..Default::default()
+            };
+            for (metric, base) in [
+                ("ttft", 90_000.0),
+                ("tpot", 60.0),
+                ("itl", 58.0),
+                ("e2el", 200_000.0),
+            ] {
+                let v = base / speed;
+                r.stats.insert(format!("mean_{metric}_ms"), v * 1.05);
+                r.stats.insert(format!("median_{metric}_ms"), v);
+                r.stats.insert(format!("std_{metric}_ms"), v * 0.3);
+                r.stats.insert(format!("p99_{metric}_ms"), v * 2.1);
+            }
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// Throughputs × `thr`, duration ÷ `thr`, every latency statistic × `lat`.
+fn scaled(r: &ScenarioResult, thr: f64, lat: f64) -> ScenarioResult {
+    let mut r = r.clone();
+    r.output_throughput *= thr;
+    r.request_throughput *= thr;
+    r.total_token_throughput = r.total_token_throughput.map(|v| v * thr);
+    r.duration /= thr;
+    for v in r.stats.values_mut() {
+        *v *= lat;
+    }
+    r
+}
+
+/// A baseline file holding `recs` (one run each).
+fn baseline_of(recs: &[ScenarioResult]) -> Baseline {
+    let mut models: Vec<ModelBaseline> = Vec::new();
+    for r in recs {
+        let idx = match models.iter().position(|m| m.name == r.model) {
+            Some(i) => i,
+            None => {
+                models.push(ModelBaseline {
+                    name: r.model.clone(),
+                    ..Default::default()
+                });
+                models.len() - 1
+            }
+        };
+        let mut metrics = BTreeMap::new();
+        let mut put = |k: &str, v: f64| {
+            metrics.insert(
+                k.to_string(),
+                MetricSeries {
+                    direction: Direction::of(k),
+                    values: vec![v],
+                },
+            );
+        };
+        for k in [
+            "completed",
+            "failed",
+            "duration",
+            "total_input_tokens",
+            "total_output_tokens",
+            "request_throughput",
+            "output_throughput",
+            "total_token_throughput",
+        ] {
+            put(k, r.metric(k).unwrap());
+        }
+        for (k, v) in &r.stats {
+            put(k, *v);
+        }
+        models[idx].scenarios.push(ScenarioBaseline {
+            id: r.scenario_id(),
+            params: r.params.clone(),
+            runs: vec![RunInfo {
+                source: Some("seed.txt:1".into()),
+                ..Default::default()
+            }],
+            metrics,
+        });
+    }
+    Baseline {
+        schema_version: SCHEMA_VERSION,
+        engine: EngineInfo {
+            name: "vllm".into(),
+            version: Some("v0.10.1".into()),
+            ..Default::default()
+        },
+        provenance: Default::default(),
+        gate: None,
+        models,
+    }
+}
+
+struct Case {
+    dir: tempfile::TempDir,
+    baseline: PathBuf,
+}
+
+impl Case {
+    fn new() -> Case {
+        let dir = tempfile::tempdir().unwrap();
+        let baseline = dir.path().join("v0.10.1.toml");
+        std::fs::write(&baseline, baseline_of(&seed_records()).to_toml()).unwrap();
+        Case { dir, baseline }
+    }
+
+    fn results(&self, name: &str, recs: &[ScenarioResult]) -> PathBuf {
+        let p = self.dir.path().join(name);
+        std::fs::write(&p, record::to_jsonl(recs)).unwrap();
+        p
+    }
+
+    fn check(&self, results: &Path, extra: &[&str]) -> (Output, serde_json::Value) {
+        let json = self.dir.path().join("report.json");
+        let _ = std::fs::remove_file(&json);
+        let out = perfgate()
+            .arg("check")
+            .arg("--baseline")
+            .arg(&self.baseline)
+            .arg("--results")
+            .arg(results)
+            .arg("--json")
+            .arg(&json)
+            .args(extra)
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let v = std::fs::read_to_string(&json)
+            .map(|t| serde_json::from_str(&t).unwrap())
+            .unwrap_or(serde_json::Value::Null);
+        (out, v)
+    }
+}
+
+fn regressed(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["verdict"] == "regressed")
+        .map(|r| {
+            (
+                r["model"].as_str().unwrap().to_string(),
+                r["scenario"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn same_records_exit_0() {
+    let case = Case::new();
+    let res = case.results("same.jsonl", &seed_records());
+    let (out, report) = case.check(&res, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(regressed(&report).is_empty());
+    assert_ne!(report["verdict"], "fail");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("Qwen/Qwen3-235B-A22B"), "{stdout}");
+    assert!(!stdout.contains('\x1b'), "NO_COLOR is honoured");
+}
+
+#[test]
+fn one_scenario_twenty_percent_slower_exits_1_and_only_it_regresses() {
+    let case = Case::new();
+    let recs = seed_records();
+    let target = (recs[9].model.clone(), recs[9].scenario_id());
+    let cur: Vec<_> = recs
+        .iter()
+        .map(|r| {
+            if (r.model.clone(), r.scenario_id()) == target {
+                scaled(r, 0.8, 1.25)
+            } else {
+                r.clone()
+            }
+        })
+        .collect();
+    let res = case.results("slower.jsonl", &cur);
+    let (out, report) = case.check(&res, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(report["verdict"], "fail");
+    let flagged = regressed(&report);
+    assert!(!flagged.is_empty());
+    assert!(flagged.iter().all(|f| *f == target), "{flagged:?}");
+    let thr = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["model"] == target.0.as_str()
+                && r["scenario"] == target.1.as_str()
+                && r["metric"] == "output_throughput"
+        })
+        .unwrap();
+    assert_eq!(thr["verdict"], "regressed");
+    assert!((thr["change_pct"].as_f64().unwrap() + 20.0).abs() < 1e-9);
+}
+
+#[test]
+fn one_percent_jitter_exits_0() {
+    let case = Case::new();
+    // Every value of every record moved by +1 % or −1 %, deterministically.
+    let mut k = 0u32;
+    let mut sign = || {
+        k = k.wrapping_mul(1_103_515_245).wrapping_add(12345);
+        if (k >> 16) & 1 == 0 {
+            1.01
+        } else {
+            0.99
+        }
+    };
+    let cur: Vec<_> = seed_records()
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.output_throughput *= sign();
+            r.request_throughput *= sign();
+            r.total_token_throughput = r.total_token_throughput.map(|v| v * sign());
+            r.duration *= sign();
+            for v in r.stats.values_mut() {
+                *v *= sign();
+            }
+            r
+        })
+        .collect();
+    let res = case.results("jitter.jsonl", &cur);
+    let (out, report) = case.check(&res, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(regressed(&report).is_empty());
+}
+
+#[test]
+fn twenty_percent_better_exits_0() {
+    let case = Case::new();
+    let cur: Vec<_> = seed_records()
+        .iter()
+        .map(|r| scaled(r, 1.25, 0.8))
+        .collect();
+    let res = case.results("better.jsonl", &cur);
+    let (out, report) = case.check(&res, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(report["counts"]["improved"].as_u64().unwrap() > 0);
+}
+
+#[test]
+fn fail_on_inconclusive_and_markdown_output() {
+    let case = Case::new();
+    let res = case.results("same.jsonl", &seed_records());
+    let md = case.dir.path().join("comment.md");
+    // One run a side cannot show the p99 latencies equivalent within δ: inconclusive.
+    let (out, report) = case.check(
+        &res,
+        &[
+            "--fail-on",
+            "inconclusive",
+            "--markdown",
+            md.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(report["verdict"], "inconclusive");
+    assert_eq!(out.status.code(), Some(1));
+    let text = std::fs::read_to_string(&md).unwrap();
+    assert!(text.starts_with("<!-- perfgate:check -->"), "{text}");
+    assert!(text.contains("xychart-beta"));
+    assert!(text.chars().count() <= 65_536);
+}
+
+#[test]
+fn gate_file_overrides_and_bad_input_exit_2() {
+    let case = Case::new();
+    let res = case.results("same.jsonl", &seed_records());
+    let gate = case.dir.path().join("gate.toml");
+    std::fs::write(&gate, "gated = [\"output_throughput\", \"success_rate\"]\n").unwrap();
+    let (out, report) = case.check(&res, &["--gate", gate.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(report["verdict"], "pass");
+
+    std::fs::write(&gate, "[metrics.output_throughput]\ntolerance = 3\n").unwrap();
+    let (out, _) = case.check(&res, &["--gate", gate.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("gate.toml:2:1") && err.contains("unknown field `tolerance`"),
+        "{err}"
+    );
+
+    let bad = case.dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "{not json}\n").unwrap();
+    let (out, _) = case.check(&bad, &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:1"));
+}
+
+/// The done-when cases on the real seed baseline, when it is in the repository.
+#[test]
+fn seed_baseline_done_when() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/v0.10.1.toml");
+    let Ok(b) = Baseline::load(&path) else {
+        eprintln!("skipped: {} not present", path.display());
+        return;
+    };
+    let recs = b.to_records();
+    assert!(recs.len() >= 24, "{} records", recs.len());
+    let case = Case {
+        dir: tempfile::tempdir().unwrap(),
+        baseline: path.clone(),
+    };
+    let (out, _) = case.check(&case.results("same.jsonl", &recs), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let target = (recs[5].model.clone(), recs[5].scenario_id());
+    let slower: Vec<_> = recs
+        .iter()
+        .map(|r| {
+            if (r.model.clone(), r.scenario_id()) == target {
+                scaled(r, 0.8, 1.25)
+            } else {
+                r.clone()
+            }
+        })
+        .collect();
+    let (out, report) = case.check(&case.results("slower.jsonl", &slower), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let flagged = regressed(&report);
+    assert!(
+        !flagged.is_empty() && flagged.iter().all(|f| *f == target),
+        "{flagged:?}"
+    );
+
+    let better: Vec<_> = recs.iter().map(|r| scaled(r, 1.25, 0.8)).collect();
+    let (out, _) = case.check(&case.results("better.jsonl", &better), &[]);
+    assert_eq!(out.status.code(), Some(0));
+}

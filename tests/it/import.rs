@@ -1,0 +1,407 @@
+//! `perfgate import` on the seeds, on hand-written vLLM console logs, and on bad inputs.
+
+use std::collections::BTreeMap;
+
+use perfgate::import::{import_text, ImportError, ImportOptions};
+use perfgate::record::{RangeConvention, RequestRate, ScenarioResult};
+
+const SEEDS: [&str; 3] = [
+    "tests/data/seeds/000_91a68daabf788996.txt",
+    "tests/data/seeds/001_6333425655433de6.txt",
+    "tests/data/seeds/002_888d5a41793063a3.txt",
+];
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn import(path: &str) -> Vec<ScenarioResult> {
+    import_text(&read(path), path, &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .records
+}
+
+/// The record key of a printed label, written independently of the importer.
+fn key(label: &str) -> String {
+    let fixed = [
+        ("Successful requests", "completed"),
+        ("Failed requests", "failed"),
+        ("Benchmark duration (s)", "duration"),
+        ("Total input tokens", "total_input_tokens"),
+        ("Total generated tokens", "total_output_tokens"),
+        (
+            "Total generated tokens (retokenized)",
+            "total_output_tokens_retokenized",
+        ),
+        ("Request throughput (req/s)", "request_throughput"),
+        ("Request goodput (req/s)", "request_goodput"),
+        ("Input token throughput (tok/s)", "input_throughput"),
+        ("Output token throughput (tok/s)", "output_throughput"),
+        (
+            "Peak output token throughput (tok/s)",
+            "max_output_tokens_per_s",
+        ),
+        ("Peak concurrent requests", "max_concurrent_requests"),
+        ("Total Token throughput (tok/s)", "total_token_throughput"),
+        ("Total token throughput (tok/s)", "total_token_throughput"),
+        ("Backend", "backend"),
+        ("Traffic request rate", "request_rate"),
+        ("Maximum request concurrency", "max_concurrency"),
+    ];
+    if let Some((_, k)) = fixed.iter().find(|(l, _)| *l == label) {
+        return k.to_string();
+    }
+    let body = label.strip_suffix(" (ms)").expect(label);
+    let (stat, metric) = body.split_once(' ').unwrap();
+    let metric = match metric {
+        "E2E Latency" | "E2EL" => "e2el".to_string(),
+        m => m.to_lowercase(),
+    };
+    format!("{}_{metric}_ms", stat.to_lowercase())
+}
+
+/// Every `Label: value` line of the block that starts at `header` (1-based), as the record
+/// key and the printed text.
+fn printed_block(text: &str, header: usize) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in text.lines().skip(header) {
+        let t = line.trim();
+        if t.starts_with("=====") {
+            return out;
+        }
+        if t.starts_with('-') {
+            continue;
+        }
+        let (label, value) = t.split_once(':').expect(t);
+        out.push((key(label.trim()), value.trim().to_string()));
+    }
+    panic!("block at line {header} is not closed");
+}
+
+/// Check that every printed number of the record's block equals the record's value, and that
+/// the JSON serialisation of the value reads back as the printed text.
+fn assert_matches_print(text: &str, rec: &ScenarioResult) {
+    let header: usize = rec
+        .source
+        .as_deref()
+        .unwrap()
+        .rsplit_once(':')
+        .unwrap()
+        .1
+        .parse()
+        .unwrap();
+    let json = serde_json::to_value(rec).unwrap();
+    let lines = printed_block(text, header);
+    assert!(lines.len() >= 15, "{header}: only {} lines", lines.len());
+    for (k, printed) in lines {
+        let got = &json[&k];
+        match k.as_str() {
+            "backend" => assert_eq!(got.as_str(), Some(printed.as_str()), "{header} {k}"),
+            "request_rate" => {
+                assert_eq!(got.to_string().trim_matches('"'), printed, "{header} {k}")
+            }
+            "max_concurrency" => {
+                assert_eq!(got.as_u64(), printed.parse::<u64>().ok(), "{header} {k}")
+            }
+            _ => {
+                let want: f64 = printed.parse().unwrap();
+                let v = got
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{header}: `{k}` missing"));
+                assert_eq!(v, want, "{header} {k}");
+                // The serialised text is the printed text (up to trailing zeros).
+                let s = got.to_string();
+                let norm = |t: &str| {
+                    if t.contains('.') {
+                        t.trim_end_matches('0').trim_end_matches('.').to_string()
+                    } else {
+                        t.to_string()
+                    }
+                };
+                assert_eq!(norm(&s), norm(&printed), "{header} {k}");
+            }
+        }
+    }
+}
+
+#[test]
+fn each_seed_gives_24_records_equal_to_the_print() {
+    for path in SEEDS {
+        let text = read(path);
+        let recs = import(path);
+        assert_eq!(recs.len(), 24, "{path}");
+        for r in &recs {
+            assert_matches_print(&text, r);
+            assert_eq!(r.params.request_rate, RequestRate::Inf);
+            assert_eq!(r.seed, Some(1));
+            assert!(!r.is_incomplete(), "{:?}", r.source);
+            assert!(r.launch_command.is_some(), "{:?}", r.source);
+            assert!(r.tensor_parallel_size.is_some(), "{:?}", r.source);
+        }
+        // Six models, four scenarios each, identified by parameters.
+        let mut by_model: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for r in &recs {
+            by_model.entry(&r.model).or_default().push(r.scenario_id());
+        }
+        assert_eq!(by_model.len(), 6, "{path}: {by_model:?}");
+        for (m, ids) in &by_model {
+            assert_eq!(ids.len(), 4, "{path} {m}");
+            assert!(
+                ids.contains(&"random-in1024-out1024-n2000".to_string()),
+                "{m}"
+            );
+            assert!(
+                ids.contains(&"random-in2000-out6000-n500".to_string()),
+                "{m}"
+            );
+            assert!(
+                ids.contains(&"random-in6000-out2000-n500".to_string()),
+                "{m}"
+            );
+        }
+    }
+}
+
+#[test]
+fn seed_vllm_first_block_field_by_field() {
+    let r = &import(SEEDS[0])[0];
+    assert_eq!(r.model, "Qwen/Qwen3-8B");
+    assert_eq!(r.engine.as_deref(), Some("vllm"));
+    assert_eq!(r.engine_version.as_deref(), Some("v0.10.1"));
+    assert_eq!(r.backend.as_deref(), Some("vllm"));
+    assert_eq!(r.scenario_id(), "sharegpt-n10000");
+    assert_eq!(r.completed, 10000);
+    assert_eq!(r.duration, 578.48);
+    assert_eq!(r.total_input_tokens, 2258583);
+    assert_eq!(r.total_output_tokens, 1992177);
+    assert_eq!(r.total_output_tokens_retokenized, Some(1992117));
+    assert_eq!(r.request_throughput, 17.29);
+    assert_eq!(r.input_throughput, Some(3904.34));
+    assert_eq!(r.output_throughput, 3443.81);
+    assert_eq!(r.stats["mean_e2el_ms"], 289213.70);
+    assert_eq!(r.stats["median_ttft_ms"], 274460.89);
+    assert_eq!(r.stats["p99_ttft_ms"], 555801.53);
+    assert_eq!(r.stats["p99_itl_ms"], 161.67);
+    assert_eq!(r.stats.len(), 11);
+    assert_eq!(r.tensor_parallel_size, Some(1));
+    assert!(r
+        .launch_command
+        .as_deref()
+        .unwrap()
+        .contains("--model Qwen/Qwen3-8B --tensor-parallel-size 1"));
+    assert_eq!(
+        r.source.as_deref(),
+        Some("tests/data/seeds/000_91a68daabf788996.txt:98")
+    );
+
+    let r = &import(SEEDS[0])[1];
+    assert_eq!(r.params.random_input_len, Some(1024));
+    assert_eq!(r.params.random_range_ratio, Some(1.0));
+    assert_eq!(r.params.range_convention, Some(RangeConvention::Sglang));
+}
+
+#[test]
+fn sglang_gpt_oss_sharegpt_is_its_own_scenario() {
+    let recs = import(SEEDS[1]);
+    let gpt: Vec<_> = recs
+        .iter()
+        .filter(|r| r.model == "openai/gpt-oss-20b")
+        .collect();
+    assert_eq!(gpt[0].scenario_id(), "sharegpt-n1000");
+    assert_eq!(gpt[0].completed, 1000);
+    assert_eq!(gpt[0].duration, 719.19);
+    assert_eq!(gpt[0].stats["mean_tpot_ms"], 6661.16);
+    let qwen = recs.iter().find(|r| r.model == "Qwen/Qwen3-8B").unwrap();
+    assert_eq!(qwen.scenario_id(), "sharegpt-n10000");
+    assert_ne!(gpt[0].scenario_id(), qwen.scenario_id());
+    assert_eq!(
+        gpt[0]
+            .launch_command
+            .as_deref()
+            .map(|c| c.contains("sglang.launch_server")),
+        Some(true)
+    );
+}
+
+#[test]
+fn lmdeploy_run_arguments_beat_the_launch_command() {
+    let path = SEEDS[2];
+    let got = import_text(&read(path), path, &ImportOptions::default()).unwrap();
+    let big: Vec<_> = got
+        .records
+        .iter()
+        .filter(|r| r.model == "openai/gpt-oss-120b")
+        .collect();
+    assert_eq!(big.len(), 4);
+    assert_eq!(big[0].tensor_parallel_size, Some(2));
+    assert!(big[0]
+        .launch_command
+        .as_deref()
+        .unwrap()
+        .contains("openai/gpt-oss-20b"));
+    assert_eq!(
+        got.records
+            .iter()
+            .filter(|r| r.model == "openai/gpt-oss-20b")
+            .count(),
+        4
+    );
+    assert_eq!(got.warnings.len(), 4, "{:?}", got.warnings);
+    assert!(got.warnings[0].contains("the run's arguments win"));
+    let fp8 = got
+        .records
+        .iter()
+        .find(|r| r.model == "Qwen/Qwen3-235B-A22B-FP8")
+        .unwrap();
+    assert_eq!(fp8.tensor_parallel_size, Some(4));
+}
+
+#[test]
+fn vllm_console_with_optional_lines() {
+    let path = "tests/data/vllm/bench_serve_optional.log";
+    let text = read(path);
+    let got = import_text(&text, path, &ImportOptions::default()).unwrap();
+    assert_eq!(got.records.len(), 2);
+    let a = &got.records[0];
+    assert_matches_print(&text, a);
+    assert_eq!(a.model, "meta-llama/Llama-3.1-8B-Instruct");
+    assert_eq!(a.scenario_id(), "random-in1024-out128-n200-c32");
+    assert_eq!(a.params.range_convention, Some(RangeConvention::Vllm));
+    assert_eq!(a.seed, Some(7));
+    assert_eq!((a.completed, a.failed), (198, 2));
+    assert!(a.is_incomplete());
+    assert_eq!(a.request_goodput, Some(3.92));
+    assert_eq!(a.max_output_tokens_per_s, Some(1344.0));
+    assert_eq!(a.max_concurrent_requests, Some(32));
+    assert_eq!(a.total_token_throughput, Some(5518.14));
+    assert_eq!(a.stats["p90_ttft_ms"], 380.12);
+    assert_eq!(a.stats["p95_itl_ms"], 99.99);
+    assert_eq!(a.stats["max_itl_ms"], 1044.18);
+    assert_eq!(a.stats["p99_e2el_ms"], 7003.61);
+    assert_eq!(a.stats.len(), 21);
+    assert!(
+        got.warnings
+            .iter()
+            .any(|w| w.contains("incomplete run kept and flagged")),
+        "{:?}",
+        got.warnings
+    );
+
+    let b = &got.records[1];
+    assert_matches_print(&text, b);
+    assert_eq!(b.model, "Qwen/Qwen2.5-7B-Instruct");
+    assert_eq!(b.params.request_rate, RequestRate::PerSecond(4.0));
+    assert_eq!(b.params.burstiness, Some(0.5));
+    assert_eq!(b.scenario_id(), "sharegpt-n1000-r4-b0.5");
+    assert_eq!(b.total_token_throughput, Some(1645.66));
+    assert_eq!(
+        b.params.random_input_len, None,
+        "random lengths do not apply to sharegpt"
+    );
+}
+
+#[test]
+fn a_log_without_a_model_needs_the_flag() {
+    let path = "tests/data/vllm/no_model.log";
+    let text = read(path);
+    let err = import_text(&text, path, &ImportOptions::default()).unwrap_err();
+    assert_eq!(
+        err,
+        ImportError::NoModel {
+            path: path.into(),
+            line: 3
+        }
+    );
+    assert_eq!(
+        err.to_string(),
+        "tests/data/vllm/no_model.log:3: no model found for this result (no `--model` on a command line, no `model=` in a `Namespace(...)` line); pass `--model`"
+    );
+    let opts = ImportOptions {
+        model: Some("my/model".into()),
+        ..Default::default()
+    };
+    let got = import_text(&text, path, &opts).unwrap();
+    assert_eq!(got.records.len(), 1);
+    assert_eq!(got.records[0].model, "my/model");
+    assert_eq!(got.records[0].scenario_id(), "random-in256-out64-n50");
+    assert_matches_print(&text, &got.records[0]);
+}
+
+fn first_block(path: &str) -> String {
+    let text = read(path);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[88..128].join("\n")
+}
+
+#[test]
+fn bad_inputs_give_clear_errors() {
+    let opts = ImportOptions::default();
+    // Truncated: the closing rule is missing.
+    let block = first_block(SEEDS[0]);
+    let truncated: String = block.lines().take(25).collect::<Vec<_>>().join("\n");
+    let err = import_text(&truncated, "t.txt", &opts).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "t.txt:10: result block is truncated (no closing `=====` line)"
+    );
+    // A non-numeric value.
+    let bad = block.replace("578.48", "57x.48");
+    let err = import_text(&bad, "n.txt", &opts).unwrap_err();
+    assert_eq!(err.to_string(), "n.txt:14: `57x.48` is not a number");
+    // An unknown line inside a block.
+    let odd = block.replace("Total input tokens:", "Total imput tokens:");
+    let err = import_text(&odd, "u.txt", &opts).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("u.txt:15: unknown line in a result block: `Total imput tokens:"),
+        "{err}"
+    );
+    // Empty file, and a file with no results.
+    assert_eq!(
+        import_text("", "e.txt", &opts).unwrap_err().to_string(),
+        "e.txt: the file is empty"
+    );
+    let err = import_text("pip install foo\n", "p.txt", &opts).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("p.txt: no benchmark results found"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_import_command_writes_jsonl_and_exits_2_on_bad_input() {
+    let bin = env!("CARGO_BIN_EXE_perfgate");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let st = std::process::Command::new(bin)
+        .args([
+            "import",
+            "tests/data/vllm/no_model.log",
+            "--model",
+            "my/model",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    let recs = perfgate::record::read_jsonl(&out).unwrap();
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].model, "my/model");
+
+    let st = std::process::Command::new(bin)
+        .args(["import", "tests/data/vllm/no_model.log"])
+        .output()
+        .unwrap();
+    assert_eq!(st.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&st.stderr);
+    assert!(
+        err.contains("no_model.log:3: no model found") && err.contains("pass `--model`"),
+        "{err}"
+    );
+}
