@@ -146,6 +146,25 @@ impl Client {
         serde_json::to_vec(&m).expect("a JSON map serializes")
     }
 
+    /// Open up to `n` keep-alive connections before a run, with concurrent `GET /v1/models`
+    /// requests whose answers are read and dropped, so connection set-up is not part of the first
+    /// requests' TTFT (servers are measured as clients that keep their connections see them).
+    /// Failures are ignored: the measured requests will report them.
+    pub async fn preconnect(&self, n: usize) {
+        let mut url = self.url.clone();
+        url.set_path("/v1/models");
+        url.set_query(None);
+        let one = |url: reqwest::Url| async move {
+            let fut = async {
+                if let Ok(mut resp) = self.http.get(url).send().await {
+                    while let Ok(Some(_)) = resp.chunk().await {}
+                }
+            };
+            let _ = tokio::time::timeout(Duration::from_secs(10), fut).await;
+        };
+        futures_util::future::join_all((0..n).map(|_| one(url.clone()))).await;
+    }
+
     /// Send one request and measure it. `t0` is the start of the run (all times in the record are
     /// offsets from it); `scheduled` is when the request was due (`None`: now, i.e. latencies
     /// count from the send). Never panics, never returns early without a record: failures are
