@@ -607,7 +607,10 @@ fn main() {
         std::process::exit(2);
     }
     let env = Env {
-        perfgate: PathBuf::from(env!("CARGO_BIN_EXE_perfgate")),
+        // PERFGATE_BENCH_BIN: measure another perfgate build (A/B of a change).
+        perfgate: std::env::var_os("PERFGATE_BENCH_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_perfgate"))),
         tokenizer_dir,
         sglang,
         work,

@@ -71,16 +71,6 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
     }
 }
 
-/// The runtime of a measuring run: one thread. The load client's work (connections, SSE, JSON,
-/// timestamps) then never waits for a cross-thread wake-up or a context switch between a worker
-/// and the thread that schedules requests and collects records, which on a pinned core cost
-/// latency that ends up in TTFT (see the README's Performance section).
-pub(crate) fn measuring_runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?)
-}
-
 /// A multi-threaded tokio runtime for the commands that do I/O.
 #[allow(dead_code)]
 pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {

@@ -50,7 +50,7 @@ pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
 
     let cfg = run_config(&args, cfg_metrics.clone(), Some(tok));
     let progress = Bar::new(!args.no_progress && std::io::stderr().is_terminal());
-    let rt = super::measuring_runtime()?;
+    let rt = super::runtime()?;
     let outcome = match rt.block_on(load::run(&cfg, ds.prompts, &progress)) {
         Ok(o) => o,
         Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
