@@ -118,7 +118,12 @@ impl Env {
                     .args(["--served-model-name", "bench"])
                     .arg("--tokenizer")
                     .arg(&self.tokenizer_dir)
-                    .args(["--dataset-name", "random-ids", "--random-range-ratio", "1.0"])
+                    .args([
+                        "--dataset-name",
+                        "random-ids",
+                        "--random-range-ratio",
+                        "1.0",
+                    ])
                     .args(["--random-input-len", &w.input_len.to_string()])
                     .args(["--random-output-len", &w.output_len.to_string()])
                     .args(["--num-prompts", &w.num_prompts.to_string()])
@@ -135,13 +140,22 @@ impl Env {
     }
 
     /// Run one client against a running server; Ok(None) when that client is not set up.
-    fn run(&self, client: Client, w: Workload, server: &Server, tag: &str) -> Result<Option<ClientResult>, String> {
+    fn run(
+        &self,
+        client: Client,
+        w: Workload,
+        server: &Server,
+        tag: &str,
+    ) -> Result<Option<ClientResult>, String> {
         let base_url = &server.base_url();
         let before = server.requests_arrived();
-        let name = format!("{}-{tag}", match client {
-            Client::Perfgate => "perfgate",
-            Client::Sglang => "sglang",
-        });
+        let name = format!(
+            "{}-{tag}",
+            match client {
+                Client::Perfgate => "perfgate",
+                Client::Sglang => "sglang",
+            }
+        );
         let out = self.work.join(format!("{name}.json"));
         let _ = std::fs::remove_file(&out);
         let Some(cmd) = self.command(client, w, base_url, &out) else {
@@ -155,7 +169,8 @@ impl Env {
             &name,
             CHILD_LIMIT,
             &|| server.requests_arrived() > before,
-        ).map_err(|e| e.to_string())?;
+        )
+        .map_err(|e| e.to_string())?;
         if child.exit_code != 0 {
             return Err(format!(
                 "{name}: exit code {}; stderr tail:\n{}",
@@ -163,7 +178,8 @@ impl Env {
                 child::tail(&child.stderr, 15)
             ));
         }
-        let text = std::fs::read_to_string(&out).map_err(|e| format!("{name}: no result file {}: {e}", out.display()))?;
+        let text = std::fs::read_to_string(&out)
+            .map_err(|e| format!("{name}: no result file {}: {e}", out.display()))?;
         // Python's json writes NaN and Infinity, which are not JSON.
         let text = text
             .replace("-Infinity", "null")
@@ -200,7 +216,8 @@ struct Report {
 
 impl Report {
     fn row(&mut self, figure: &str, cells: BTreeMap<Client, String>, ratio: String, target: &str) {
-        self.rows.push((figure.to_string(), cells, ratio, target.to_string()));
+        self.rows
+            .push((figure.to_string(), cells, ratio, target.to_string()));
     }
 
     fn render(&self) -> String {
@@ -228,7 +245,9 @@ impl Report {
 
 fn ratio(a: Option<f64>, b: Option<f64>) -> String {
     match (a, b) {
-        (Some(p), Some(s)) if p.abs() > 0.0 && p.is_finite() && s.is_finite() => format!("{:.1}×", s / p),
+        (Some(p), Some(s)) if p.abs() > 0.0 && p.is_finite() && s.is_finite() => {
+            format!("{:.1}×", s / p)
+        }
         _ => "–".into(),
     }
 }
@@ -252,10 +271,22 @@ fn check(r: &ClientResult, w: Workload, label: &str, report: &mut Report) {
 
 /// Marginal CPU per streamed token and throughput: two blast runs of different output lengths.
 fn phase_cpu(env: &Env, report: &mut Report) {
-    let (n, short, long) = if env.quick { (256, 64, 512) } else { (512, 128, 1024) };
+    let (n, short, long) = if env.quick {
+        (256, 64, 512)
+    } else {
+        (512, 128, 1024)
+    };
     let reps = if env.quick { 1 } else { 3 };
-    let w1 = Workload { num_prompts: n, concurrency: 64, input_len: 128, output_len: short };
-    let w2 = Workload { output_len: long, ..w1 };
+    let w1 = Workload {
+        num_prompts: n,
+        concurrency: 64,
+        input_len: 128,
+        output_len: short,
+    };
+    let w2 = Workload {
+        output_len: long,
+        ..w1
+    };
     let mut per_token = BTreeMap::new();
     let mut run_per_token = BTreeMap::new();
     let mut cells_run = BTreeMap::new();
@@ -268,7 +299,8 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         let mut thr = Vec::new();
         let mut run_phase = Vec::new();
         for rep in 0..reps {
-            let server = Server::start(Config::blast(16), SERVER_CORE, env.server_fifo).expect("server");
+            let server =
+                Server::start(Config::blast(16), SERVER_CORE, env.server_fifo).expect("server");
             let a = env.run(client, w1, &server, &format!("cpu-short-{rep}"));
             let b = env.run(client, w2, &server, &format!("cpu-long-{rep}"));
             match (a, b) {
@@ -277,7 +309,8 @@ fn phase_cpu(env: &Env, report: &mut Report) {
                     check(&b, w2, client.name(), report);
                     // CPU from the first request on (setup excluded), then differenced.
                     let run_cpu = |r: &ClientResult| {
-                        r.child.cpu().as_secs_f64() - r.child.cpu_at_start.map_or(0.0, |d| d.as_secs_f64())
+                        r.child.cpu().as_secs_f64()
+                            - r.child.cpu_at_start.map_or(0.0, |d| d.as_secs_f64())
                     };
                     let dt = run_cpu(&b) - run_cpu(&a);
                     run_phase.push(run_cpu(&b) / b.total_output_tokens as f64 * 1e6);
@@ -298,7 +331,9 @@ fn phase_cpu(env: &Env, report: &mut Report) {
                 }
                 (a, b) => {
                     for e in [a.err(), b.err()].into_iter().flatten() {
-                        report.notes.push(format!("cpu run of {}: {e}", client.name()));
+                        report
+                            .notes
+                            .push(format!("cpu run of {}: {e}", client.name()));
                     }
                     break;
                 }
@@ -331,14 +366,22 @@ fn phase_cpu(env: &Env, report: &mut Report) {
     report.row(
         "achieved output tokens/s (one core, blast server, long run)",
         cells_tps,
-        ratio(tps.get(&Client::Sglang).copied(), tps.get(&Client::Perfgate).copied()).replace('×', "× (perfgate / sglang)"),
+        ratio(
+            tps.get(&Client::Sglang).copied(),
+            tps.get(&Client::Perfgate).copied(),
+        )
+        .replace('×', "× (perfgate / sglang)"),
         "",
     );
 }
 
 /// TTFT and ITL against the server's truth at 50 ms TTFT and 10 ms per token.
 fn phase_accuracy(env: &Env, report: &mut Report) {
-    let levels: &[u64] = if env.quick { &[64, 256] } else { &[64, 256, 1024] };
+    let levels: &[u64] = if env.quick {
+        &[64, 256]
+    } else {
+        &[64, 256, 1024]
+    };
     for &c in levels {
         let w = Workload {
             num_prompts: (2 * c).max(256),
@@ -381,7 +424,9 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
                     itl.insert(client, format!("{eitl:+.4}"));
                 }
                 Ok(None) => {}
-                Err(e) => report.notes.push(format!("accuracy c={c} of {}: {e}", client.name())),
+                Err(e) => report
+                    .notes
+                    .push(format!("accuracy c={c} of {}: {e}", client.name())),
             }
         }
         let target = match c {
@@ -395,14 +440,29 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
             ratio(p99_err.get(&Client::Perfgate).map(|v| v.abs()), p99_err.get(&Client::Sglang).map(|v| v.abs())),
             target,
         );
-        report.row(&format!("mean TTFT error ms, c={c}"), mean_ttft, "".into(), "");
-        report.row(&format!("mean ITL error ms, c={c}"), itl, "".into(), "≤ 0.1");
+        report.row(
+            &format!("mean TTFT error ms, c={c}"),
+            mean_ttft,
+            "".into(),
+            "",
+        );
+        report.row(
+            &format!("mean ITL error ms, c={c}"),
+            itl,
+            "".into(),
+            "≤ 0.1",
+        );
     }
 }
 
 /// Peak RSS of a 10,000-request run with 256-token outputs.
 fn phase_rss(env: &Env, report: &mut Report) {
-    let w = Workload { num_prompts: 10_000, concurrency: 256, input_len: 128, output_len: 256 };
+    let w = Workload {
+        num_prompts: 10_000,
+        concurrency: 256,
+        input_len: 128,
+        output_len: 256,
+    };
     let mut rss = BTreeMap::new();
     let mut cells = BTreeMap::new();
     // SGLang's client needs minutes for 2.56 M tokens: only with --sglang-rss.
@@ -411,7 +471,8 @@ fn phase_rss(env: &Env, report: &mut Report) {
         who.push(Client::Sglang);
     }
     for client in who {
-        let server = Server::start(Config::blast(16), SERVER_CORE, env.server_fifo).expect("server");
+        let server =
+            Server::start(Config::blast(16), SERVER_CORE, env.server_fifo).expect("server");
         match env.run(client, w, &server, "rss") {
             Ok(Some(r)) => {
                 check(&r, w, client.name(), report);
@@ -426,13 +487,18 @@ fn phase_rss(env: &Env, report: &mut Report) {
                 cells.insert(client, format!("{mb:.1}"));
             }
             Ok(None) => {}
-            Err(e) => report.notes.push(format!("rss run of {}: {e}", client.name())),
+            Err(e) => report
+                .notes
+                .push(format!("rss run of {}: {e}", client.name())),
         }
     }
     report.row(
         "peak RSS MiB, 10,000 requests × 256 tokens, c=256",
         cells,
-        ratio(rss.get(&Client::Perfgate).copied(), rss.get(&Client::Sglang).copied()),
+        ratio(
+            rss.get(&Client::Perfgate).copied(),
+            rss.get(&Client::Sglang).copied(),
+        ),
         "≤ 200 MB",
     );
 }
@@ -444,9 +510,21 @@ fn phase_prep(env: &Env, report: &mut Report) {
     cmd.args(["--bench", "--prep-child"])
         .env("PERFGATE_BENCH_TOKENIZER_DIR", &env.tokenizer_dir);
     let never = || false;
-    match run_pinned(cmd, CLIENT_CORE, None, &env.work, "prep", CHILD_LIMIT, &never) {
+    match run_pinned(
+        cmd,
+        CLIENT_CORE,
+        None,
+        &env.work,
+        "prep",
+        CHILD_LIMIT,
+        &never,
+    ) {
         Ok(r) => {
-            eprintln!("prep child: cpu {:.2}s wall {:.2}s", r.cpu().as_secs_f64(), r.wall.as_secs_f64());
+            eprintln!(
+                "prep child: cpu {:.2}s wall {:.2}s",
+                r.cpu().as_secs_f64(),
+                r.wall.as_secs_f64()
+            );
             let mut any = false;
             for line in r.stdout.lines() {
                 let mut f = line.split('\t');
@@ -461,7 +539,9 @@ fn phase_prep(env: &Env, report: &mut Report) {
                 report.notes.push(format!("prompt prep: {}", &line[5..]));
             }
             if !any || r.exit_code != 0 {
-                report.notes.push(format!("prompt prep failed: {}", child::tail(&r.stderr, 5)));
+                report
+                    .notes
+                    .push(format!("prompt prep failed: {}", child::tail(&r.stderr, 5)));
             }
         }
         Err(e) => report.notes.push(format!("prompt prep: {e}")),
@@ -619,7 +699,10 @@ fn main() {
         server_fifo: (!no_rt).then_some(20),
         client_fifo: (!no_rt).then_some(10),
     };
-    let mut report = Report { notes, ..Report::default() };
+    let mut report = Report {
+        notes,
+        ..Report::default()
+    };
     if prep_only {
         prep_child(&env);
         return;

@@ -25,7 +25,9 @@ pub fn pin_current_thread(core: usize) {
 pub fn set_fifo(prio: i32) -> bool {
     // SAFETY: sched_param is plain data; pid 0 is the calling thread.
     unsafe {
-        let p = libc::sched_param { sched_priority: prio };
+        let p = libc::sched_param {
+            sched_priority: prio,
+        };
         libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0
     }
 }
@@ -78,7 +80,9 @@ pub fn run_pinned(
                 return Err(io::Error::last_os_error());
             }
             if let Some(prio) = fifo {
-                let p = libc::sched_param { sched_priority: prio };
+                let p = libc::sched_param {
+                    sched_priority: prio,
+                };
                 // Not permitted: run at normal priority.
                 let _ = libc::sched_setscheduler(0, libc::SCHED_FIFO, &p);
             }

@@ -182,9 +182,7 @@ impl Drop for Server {
     }
 }
 
-const WORDS: [&str; 8] = [
-    " the", " of", " and", " to", " in", " is", " that", " for",
-];
+const WORDS: [&str; 8] = [" the", " of", " and", " to", " in", " is", " that", " for"];
 const HEAD_STREAM: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n";
 
 /// Pre-rendered bytes: `batch[k]` holds k+1 token events (completions or chat) in one HTTP chunk.
@@ -408,10 +406,16 @@ async fn serve_conn(
     }
 }
 
-async fn stream_blast(sock: &mut TcpStream, req: &Request, cfg: Config, frames: &Frames) -> io::Result<()> {
+async fn stream_blast(
+    sock: &mut TcpStream,
+    req: &Request,
+    cfg: Config,
+    frames: &Frames,
+) -> io::Result<()> {
     let n = req.max_tokens.max(1);
     let k = cfg.events_per_write as u64;
-    let mut out: Vec<u8> = Vec::with_capacity(frames.batch(req.chat, cfg.events_per_write).len() + 512);
+    let mut out: Vec<u8> =
+        Vec::with_capacity(frames.batch(req.chat, cfg.events_per_write).len() + 512);
     out.extend_from_slice(HEAD_STREAM);
     if req.chat {
         out.extend_from_slice(&frames.chat_role);
