@@ -282,6 +282,7 @@ pub fn plan(baseline: &Baseline, ov: &Overrides) -> Result<Plan, SuiteError> {
         None => Preset::infer(&eng.name, eng.image.is_some())
             .ok_or_else(|| SuiteError::NoLaunch(eng.name.clone()))?,
     };
+    let from_preset = ov.engine_cmd.is_none() && launch.command.is_none();
     let template = ov
         .engine_cmd
         .clone()
@@ -356,7 +357,10 @@ pub fn plan(baseline: &Baseline, ov: &Overrides) -> Result<Plan, SuiteError> {
             extra.push(flag.to_string());
             extra.push(s.clone());
         }
-        extra.extend(m.extra_args.iter().cloned());
+        match (&template, from_preset) {
+            (Some(t), true) => extra.extend(without_template_flags(t, &m.extra_args)),
+            _ => extra.extend(m.extra_args.iter().cloned()),
+        }
         let (command, stop, base_url) = match (&ov.base_url, &template) {
             (Some(url), _) => (
                 None,
@@ -413,6 +417,32 @@ pub fn plan(baseline: &Baseline, ov: &Overrides) -> Result<Plan, SuiteError> {
         engine_version: eng.version.clone(),
         models,
     })
+}
+
+/// A model's extra arguments minus the flags the preset's template already passes (with their
+/// values): imported launch commands repeat `--host 0.0.0.0` or `--enable-metrics`.
+pub fn without_template_flags(template: &str, extra: &[String]) -> Vec<String> {
+    let words = template.replace('{', " {");
+    let has = |flag: &str| {
+        words
+            .split_whitespace()
+            .any(|w| w == flag || w.starts_with(&format!("{flag}=")))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < extra.len() {
+        let a = &extra[i];
+        let flag = a.split('=').next().unwrap_or(a);
+        if a.starts_with("--") && has(flag) {
+            let takes_value =
+                !a.contains('=') && extra.get(i + 1).is_some_and(|v| !v.starts_with('-'));
+            i += if takes_value { 2 } else { 1 };
+            continue;
+        }
+        out.push(a.clone());
+        i += 1;
+    }
+    out
 }
 
 /// The values a command template is filled with.
@@ -846,6 +876,26 @@ mod tests {
         assert_eq!(
             p.models[1].launch.command.as_deref(),
             Some("lmdeploy serve api_server Qwen/Qwen3-235B-A22B --tp 4 --server-port 23333 --enable-metrics --communicator cuda-ipc")
+        );
+    }
+
+    #[test]
+    fn flags_the_template_passes_are_not_repeated() {
+        let t = "serve {model} --host 0.0.0.0 --port {port} --enable-metrics{extra_args}";
+        let extra: Vec<String> = [
+            "--host",
+            "0.0.0.0",
+            "--enable-metrics",
+            "--communicator",
+            "cuda-ipc",
+            "--port=1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(
+            without_template_flags(t, &extra),
+            vec!["--communicator", "cuda-ipc"]
         );
     }
 

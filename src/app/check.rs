@@ -143,6 +143,10 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
+    if args.results.is_empty() {
+        // No records given: launch the engines and run the suite (live mode).
+        return super::live::exec(&args);
+    }
     let (base, base_cfg, base_side) = load_baseline(&args.baseline)?;
     let cfg = gate_config(base_cfg, args.gate.as_deref())?;
     if args.results.is_empty() {

@@ -65,7 +65,9 @@ impl Output {
     }
 
     fn log_path(&self, model: &str) -> PathBuf {
-        self.dir.join("logs").join(format!("{}.log", suite::slug(model)))
+        self.dir
+            .join("logs")
+            .join(format!("{}.log", suite::slug(model)))
     }
 }
 
@@ -167,7 +169,8 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
                 live.max_reruns,
                 todo.len()
             );
-            let pick = |mp: &ModelPlan, s: &ScenarioPlan| todo.contains(&(mp.name.clone(), s.id.clone()));
+            let pick =
+                |mp: &ModelPlan, s: &ScenarioPlan| todo.contains(&(mp.name.clone(), s.id.clone()));
             rt.block_on(run_plan(
                 &plan, &pick, next_run, 1, &settings, &mut out, &mut m, &rx,
             ));
@@ -189,8 +192,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
 
     if let Some(path) = &live.save_baseline {
         let b = baseline_with_runs(&file, &plan, &m.records, &shown);
-        std::fs::write(path, b.to_toml())
-            .with_context(|| format!("writing {}", path.display()))?;
+        std::fs::write(path, b.to_toml()).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("perfgate: wrote baseline {}", path.display());
     }
 
@@ -201,7 +203,12 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
             m.records.len()
         );
         for e in &m.errors {
-            eprintln!("perfgate: error: {} {}: {}", e.model, e.scenario, first_line(&e.message));
+            eprintln!(
+                "perfgate: error: {} {}: {}",
+                e.model,
+                e.scenario,
+                first_line(&e.message)
+            );
         }
         eprintln!(
             "perfgate: results, engine logs and engine metrics are in {}",
@@ -378,8 +385,9 @@ async fn run_model(
         let wait = async {
             match engine.as_mut() {
                 Some(e) => e.wait_ready(http).await.map_err(|e| e.to_string()),
-                None => wait_external(http, &base, &mp.served_model_name, mp.launch.start_timeout)
-                    .await,
+                None => {
+                    wait_external(http, &base, &mp.served_model_name, mp.launch.start_timeout).await
+                }
             }
         };
         tokio::select! {
@@ -472,7 +480,11 @@ async fn run_model(
             warmups = 0;
             match outcome {
                 Outcome::Measured(rec) => {
-                    let _ = writeln!(out.results, "{}", serde_json::to_string(&*rec).unwrap_or_default());
+                    let _ = writeln!(
+                        out.results,
+                        "{}",
+                        serde_json::to_string(&*rec).unwrap_or_default()
+                    );
                     m.records.push(*rec);
                 }
                 Outcome::Failed(msg) => {
@@ -690,7 +702,8 @@ async fn run_one(
             rec.engine = Some(plan.engine.clone());
             rec.run_index = run_index;
             rec.seed = Some(sp.seed);
-            rec.source.get_or_insert_with(|| "perfgate check (live)".into());
+            rec.source
+                .get_or_insert_with(|| "perfgate check (live)".into());
             Outcome::Measured(Box::new(rec))
         }
         Some(Err(e)) => {

@@ -10,6 +10,7 @@ mod check;
 mod comment;
 mod compare;
 mod import;
+mod live;
 mod merge;
 mod run;
 

@@ -52,4 +52,6 @@ pub struct CheckArgs {
     pub kind: String,
     #[command(flatten)]
     pub github: crate::cli::comment::CheckGithubArgs,
+    #[command(flatten)]
+    pub live: crate::cli::live::LiveArgs,
 }
