@@ -156,6 +156,7 @@ fn main() {
     let mut trials = 1000usize;
     let mut seed = 42u64;
     let mut scale = 1.0f64;
+    let mut alpha: Option<f64> = None;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -169,6 +170,7 @@ fn main() {
             "--trials" => trials = val() as usize,
             "--seed" => seed = val() as u64,
             "--noise-scale" => scale = val(),
+            "--alpha" => alpha = Some(val()),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -180,6 +182,7 @@ fn main() {
     // Only the gated metrics: the shown ones do not take part in the decision.
     let cfg = GateConfig {
         show: Some(vec![]),
+        alpha,
         ..Default::default()
     };
     println!(

@@ -301,6 +301,7 @@ fn perfgate_run_against_llamacpp_completions_and_chat() {
     let Some(inst) = install() else {
         return;
     };
+    let _serial = crate::support::serial();
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(&inst, dir.path(), 2);
 
