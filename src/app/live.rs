@@ -710,7 +710,7 @@ async fn run_one(
             Outcome::Measured(Box::new(rec))
         }
         Some(Err(e)) => {
-            if let Some(eng) = engine.as_deref_mut() {
+            if let Some(eng) = engine {
                 if let Some(status) = eng.exited() {
                     return Outcome::Engine(engine_msg(&EngineError::Exited {
                         status,
