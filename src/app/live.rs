@@ -223,7 +223,10 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let cur_side = Side {
         sources: vec![out.dir.join("results.jsonl").display().to_string()],
         engine: Some(plan.engine.clone()),
-        engine_version: ov.engine_image.clone().or(ov.engine_cmd.clone()),
+        engine_version: ov
+            .engine_image
+            .clone()
+            .or_else(|| ov.engine_cmd.as_ref().map(|_| "--engine-cmd".to_string())),
         date: Some(chrono::Utc::now().to_rfc3339()),
     };
     let exit = check::gate_and_report(
@@ -435,15 +438,15 @@ async fn run_model(
         for (pos, &i) in order.iter().enumerate() {
             let sp = scen[i];
             if !prompts.contains_key(&sp.id) {
-                // Building prompts is not a measurement: one retry for a transient failure
+                // Building prompts is not a measurement: a few retries for a transient failure
                 // of the engine's /tokenize is fine.
-                let built = match build_prompts(sp, s, tok.clone()).await {
-                    Err(first) => {
-                        eprintln!("perfgate: {}: {first}; retrying once", sp.id);
-                        build_prompts(sp, s, tok.clone()).await
-                    }
-                    ok => ok,
-                };
+                let mut built = build_prompts(sp, s, tok.clone()).await;
+                for attempt in 1..=3 {
+                    let Err(why) = &built else { break };
+                    eprintln!("perfgate: {}: {why}; retry {attempt}/3", sp.id);
+                    tokio::time::sleep(Duration::from_millis(300 * attempt)).await;
+                    built = build_prompts(sp, s, tok.clone()).await;
+                }
                 match built {
                     Ok(p) => {
                         prompts.insert(sp.id.clone(), p);
@@ -707,7 +710,7 @@ async fn run_one(
             Outcome::Measured(Box::new(rec))
         }
         Some(Err(e)) => {
-            if let Some(eng) = engine.as_deref_mut() {
+            if let Some(eng) = engine {
                 if let Some(status) = eng.exited() {
                     return Outcome::Engine(engine_msg(&EngineError::Exited {
                         status,
