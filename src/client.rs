@@ -32,6 +32,11 @@ pub struct ClientConfig {
     pub request_timeout: Option<Duration>,
     /// Extra JSON fields merged into every request body (e.g. `cache_prompt: false`).
     pub extra_body: serde_json::Map<String, serde_json::Value>,
+    /// Reuse connections between requests (and open them before the run). Off by default: like
+    /// vLLM's and SGLang's clients, each request gets a fresh connection, because some servers
+    /// (llama.cpp's) announce keep-alive yet close the connection after a streamed response, and a
+    /// request sent on it in that instant fails although the server never saw it.
+    pub keep_alive: bool,
 }
 
 impl Default for ClientConfig {
@@ -44,6 +49,7 @@ impl Default for ClientConfig {
             ignore_eos: false,
             request_timeout: None,
             extra_body: serde_json::Map::new(),
+            keep_alive: false,
         }
     }
 }
@@ -94,14 +100,12 @@ impl Client {
             url: url_s.clone(),
             message: e.to_string(),
         })?;
-        let http = reqwest::Client::builder()
-            .no_proxy()
-            .tcp_nodelay(true)
-            // No connection reuse: llama.cpp's server answers `Keep-Alive` yet closes the
-            // connection after a streamed response, and a request sent on it in that instant
-            // fails with "connection closed before message completed" (a false failure). A
-            // fresh loopback connection per request costs well under a millisecond.
-            .pool_max_idle_per_host(0)
+        let mut http = reqwest::Client::builder().no_proxy().tcp_nodelay(true);
+        if !cfg.keep_alive {
+            // See `ClientConfig::keep_alive`: a fresh connection per request.
+            http = http.pool_max_idle_per_host(0);
+        }
+        let http = http
             .connect_timeout(cfg.request_timeout.unwrap_or(Duration::from_secs(30)))
             .build()
             .map_err(|e| ClientError::Build(e.to_string()))?;

@@ -187,9 +187,11 @@ pub async fn run(
     };
 
     let n = prompts.len();
-    client
-        .preconnect(cfg.max_concurrency.unwrap_or(n).min(n).min(MAX_PRECONNECT))
-        .await;
+    if cfg.client.keep_alive {
+        client
+            .preconnect(cfg.max_concurrency.unwrap_or(n).min(n).min(MAX_PRECONNECT))
+            .await;
+    }
     progress.start(n as u64);
     let slots = cfg.max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
     let (tx, mut rx) = mpsc::unbounded_channel::<RequestRecord>();
