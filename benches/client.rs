@@ -7,6 +7,7 @@
 //!     cargo bench --bench client                 # everything, SGLang set up by scripts/setup-sglang-bench.sh
 //!     cargo bench --bench client -- --skip-sglang
 //!     cargo bench --bench client -- --only cpu,accuracy,rss,prep --quick
+//!     cargo bench --bench client -- --no-rt     # no SCHED_FIFO for server and clients
 //! The report is printed and also written to target/bench-client/report.md.
 
 #[path = "client/child.rs"]
@@ -71,6 +72,10 @@ struct Env {
     sglang: Option<Sglang>,
     work: PathBuf,
     quick: bool,
+    sglang_rss: bool,
+    /// SCHED_FIFO priorities (None with --no-rt).
+    server_fifo: Option<i32>,
+    client_fifo: Option<i32>,
 }
 
 struct Sglang {
@@ -139,9 +144,11 @@ impl Env {
         &self,
         client: Client,
         w: Workload,
-        base_url: &str,
+        server: &Server,
         tag: &str,
     ) -> Result<Option<ClientResult>, String> {
+        let base_url = &server.base_url();
+        let before = server.requests_arrived();
         let name = format!(
             "{}-{tag}",
             match client {
@@ -154,8 +161,16 @@ impl Env {
         let Some(cmd) = self.command(client, w, base_url, &out) else {
             return Ok(None);
         };
-        let child = run_pinned(cmd, CLIENT_CORE, &self.work, &name, CHILD_LIMIT)
-            .map_err(|e| e.to_string())?;
+        let child = run_pinned(
+            cmd,
+            CLIENT_CORE,
+            self.client_fifo,
+            &self.work,
+            &name,
+            CHILD_LIMIT,
+            &|| server.requests_arrived() > before,
+        )
+        .map_err(|e| e.to_string())?;
         if child.exit_code != 0 {
             return Err(format!(
                 "{name}: exit code {}; stderr tail:\n{}",
@@ -165,6 +180,11 @@ impl Env {
         }
         let text = std::fs::read_to_string(&out)
             .map_err(|e| format!("{name}: no result file {}: {e}", out.display()))?;
+        // Python's json writes NaN and Infinity, which are not JSON.
+        let text = text
+            .replace("-Infinity", "null")
+            .replace("Infinity", "null")
+            .replace("NaN", "null");
         // SGLang appends JSON lines; perfgate writes one object. Take the last non-empty line/object.
         let v: serde_json::Value = serde_json::from_str(text.trim())
             .or_else(|_| serde_json::from_str(text.trim().lines().last().unwrap_or("")))
@@ -268,6 +288,8 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         ..w1
     };
     let mut per_token = BTreeMap::new();
+    let mut run_per_token = BTreeMap::new();
+    let mut cells_run = BTreeMap::new();
     let mut tps = BTreeMap::new();
     let mut cells_us = BTreeMap::new();
     let mut cells_tps = BTreeMap::new();
@@ -275,22 +297,32 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         let reps = if client == Client::Perfgate { reps } else { 1 };
         let mut marg = Vec::new();
         let mut thr = Vec::new();
+        let mut run_phase = Vec::new();
         for rep in 0..reps {
-            let server = Server::start(Config::blast(16), SERVER_CORE).expect("server");
-            let a = env.run(client, w1, &server.base_url(), &format!("cpu-short-{rep}"));
-            let b = env.run(client, w2, &server.base_url(), &format!("cpu-long-{rep}"));
+            let server =
+                Server::start(Config::blast(16), SERVER_CORE, env.server_fifo).expect("server");
+            let a = env.run(client, w1, &server, &format!("cpu-short-{rep}"));
+            let b = env.run(client, w2, &server, &format!("cpu-long-{rep}"));
             match (a, b) {
                 (Ok(Some(a)), Ok(Some(b))) => {
                     check(&a, w1, client.name(), report);
                     check(&b, w2, client.name(), report);
-                    let dt = b.child.cpu().as_secs_f64() - a.child.cpu().as_secs_f64();
+                    // CPU from the first request on (setup excluded), then differenced.
+                    let run_cpu = |r: &ClientResult| {
+                        r.child.cpu().as_secs_f64()
+                            - r.child.cpu_at_start.map_or(0.0, |d| d.as_secs_f64())
+                    };
+                    let dt = run_cpu(&b) - run_cpu(&a);
+                    run_phase.push(run_cpu(&b) / b.total_output_tokens as f64 * 1e6);
                     let dn = b.total_output_tokens as f64 - a.total_output_tokens as f64;
                     eprintln!(
-                        "cpu {} rep {rep}: short cpu {:.3}s ({} tok), long cpu {:.3}s ({} tok), {:.0} tok/s",
+                        "cpu {} rep {rep}: short cpu {:.3}s (load phase {:.3}s, {} tok), long cpu {:.3}s (load phase {:.3}s, {} tok), {:.0} tok/s",
                         client.name(),
                         a.child.cpu().as_secs_f64(),
+                        run_cpu(&a),
                         a.total_output_tokens,
                         b.child.cpu().as_secs_f64(),
+                        run_cpu(&b),
                         b.total_output_tokens,
                         b.output_throughput
                     );
@@ -308,6 +340,9 @@ fn phase_cpu(env: &Env, report: &mut Report) {
             }
         }
         if !marg.is_empty() {
+            let r = server::percentile(&mut run_phase, 50.0);
+            run_per_token.insert(client, r);
+            cells_run.insert(client, format!("{r:.3}"));
             let m = server::percentile(&mut marg, 50.0);
             let t = server::percentile(&mut thr, 50.0);
             per_token.insert(client, m);
@@ -317,15 +352,16 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         }
     }
     report.row(
-        &format!(
-            "client CPU µs per streamed token (marginal, {n} req × ({long}−{short}) tokens, c=64)"
-        ),
+        &format!("client CPU µs per streamed token, marginal: load-phase CPU of {n} req × {long} minus {n} req × {short} tokens, c=64, per token of difference"),
         cells_us,
-        ratio(
-            per_token.get(&Client::Perfgate).copied(),
-            per_token.get(&Client::Sglang).copied(),
-        ),
+        ratio(per_token.get(&Client::Perfgate).copied(), per_token.get(&Client::Sglang).copied()),
         "≤ 0.5",
+    );
+    report.row(
+        &format!("client CPU µs per streamed token, whole load phase of the long run ({n} req × {long} tokens, c=64)"),
+        cells_run,
+        ratio(run_per_token.get(&Client::Perfgate).copied(), run_per_token.get(&Client::Sglang).copied()),
+        "",
     );
     report.row(
         "achieved output tokens/s (one core, blast server, long run)",
@@ -361,9 +397,10 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
             let server = Server::start(
                 Config::paced(Duration::from_millis(50), Duration::from_millis(10)),
                 SERVER_CORE,
+                env.server_fifo,
             )
             .expect("server");
-            match env.run(client, w, &server.base_url(), &format!("acc-c{c}")) {
+            match env.run(client, w, &server, &format!("acc-c{c}")) {
                 Ok(Some(r)) => {
                     check(&r, w, client.name(), report);
                     let t = server.truth();
@@ -428,9 +465,15 @@ fn phase_rss(env: &Env, report: &mut Report) {
     };
     let mut rss = BTreeMap::new();
     let mut cells = BTreeMap::new();
-    for client in clients(env) {
-        let server = Server::start(Config::blast(16), SERVER_CORE).expect("server");
-        match env.run(client, w, &server.base_url(), "rss") {
+    // SGLang's client needs minutes for 2.56 M tokens: only with --sglang-rss.
+    let mut who = vec![Client::Perfgate];
+    if env.sglang_rss && env.sglang.is_some() {
+        who.push(Client::Sglang);
+    }
+    for client in who {
+        let server =
+            Server::start(Config::blast(16), SERVER_CORE, env.server_fifo).expect("server");
+        match env.run(client, w, &server, "rss") {
             Ok(Some(r)) => {
                 check(&r, w, client.name(), report);
                 let mb = r.child.max_rss_kib as f64 / 1024.0;
@@ -460,22 +503,91 @@ fn phase_rss(env: &Env, report: &mut Report) {
     );
 }
 
-/// Prompt preparation: 10,000 ShareGPT prompts and 10,000 exact random prompts (Qwen3 tokenizer).
+/// Prompt preparation: 10,000 ShareGPT prompts and 10,000 exact random prompts (Qwen3
+/// tokenizer), timed in a child of this bench pinned to the client core (normal priority).
 fn phase_prep(env: &Env, report: &mut Report) {
-    match prep::measure(env) {
-        Ok(rows) => {
-            for (label, secs) in rows {
-                let mut cells = BTreeMap::new();
-                cells.insert(Client::Perfgate, format!("{secs:.2}"));
-                report.row(&label, cells, "".into(), "≤ 3 s");
+    let mut cmd = Command::new(std::env::current_exe().expect("own path"));
+    cmd.args(["--bench", "--prep-child"])
+        .env("PERFGATE_BENCH_TOKENIZER_DIR", &env.tokenizer_dir);
+    let never = || false;
+    match run_pinned(
+        cmd,
+        CLIENT_CORE,
+        None,
+        &env.work,
+        "prep",
+        CHILD_LIMIT,
+        &never,
+    ) {
+        Ok(r) => {
+            eprintln!(
+                "prep child: cpu {:.2}s wall {:.2}s",
+                r.cpu().as_secs_f64(),
+                r.wall.as_secs_f64()
+            );
+            let mut any = false;
+            for line in r.stdout.lines() {
+                let mut f = line.split('\t');
+                if let (Some("PREP"), Some(label), Some(secs)) = (f.next(), f.next(), f.next()) {
+                    let mut cells = BTreeMap::new();
+                    cells.insert(Client::Perfgate, secs.to_string());
+                    report.row(label, cells, "".into(), "≤ 3 s");
+                    any = true;
+                }
+            }
+            for line in r.stdout.lines().filter(|l| l.starts_with("NOTE\t")) {
+                report.notes.push(format!("prompt prep: {}", &line[5..]));
+            }
+            if !any || r.exit_code != 0 {
+                report
+                    .notes
+                    .push(format!("prompt prep failed: {}", child::tail(&r.stderr, 5)));
             }
         }
         Err(e) => report.notes.push(format!("prompt prep: {e}")),
     }
 }
 
+/// The `--prep-child` side of [`phase_prep`].
+fn prep_child(env: &Env) {
+    match prep::measure(env) {
+        Ok(rows) => {
+            for (label, secs) in rows {
+                println!("PREP\t{label}\t{secs:.2}");
+            }
+        }
+        Err(e) => println!("NOTE\t{e}"),
+    }
+}
+
 #[path = "client/prep.rs"]
 mod prep;
+
+/// Diagnosis: run the paced server (50 ms, 10 ms) for `secs` seconds on port 18778, then print
+/// each request's server-side first-byte and first-token times (ms since start).
+fn serve_for(secs: u64) {
+    child::pin_current_thread(SERVER_CORE);
+    let server = Server::start(
+        Config::paced(Duration::from_millis(50), Duration::from_millis(10)),
+        SERVER_CORE,
+        Some(20),
+    )
+    .expect("server");
+    eprintln!("serving on {}", server.base_url());
+    let t0 = Instant::now();
+    std::thread::sleep(Duration::from_secs(secs));
+    let t = server.truth();
+    let mut times = t.times.clone();
+    times.sort();
+    let base = times.first().map(|x| x.0).unwrap_or(t0);
+    for (a, b) in times {
+        println!(
+            "{:.3} {:.3}",
+            (a - base).as_secs_f64() * 1e3,
+            (b - a).as_secs_f64() * 1e3
+        );
+    }
+}
 
 fn setup_sglang(root: &Path) -> Result<Sglang, String> {
     let out = Command::new("bash")
@@ -516,6 +628,15 @@ fn main() {
         .map(|s| s.split(',').map(str::to_string).collect());
     let want = |p: &str| only.as_ref().is_none_or(|o| o.iter().any(|x| x == p));
 
+    if let Some(secs) = args
+        .iter()
+        .position(|a| a == "--serve-for")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|s| s.parse::<u64>().ok())
+    {
+        serve_for(secs);
+        return;
+    }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -523,14 +644,31 @@ fn main() {
     let work = target.join("bench-client");
     std::fs::create_dir_all(&work).expect("work dir");
 
-    // The bench process (the fake server and this driver) lives on core 0.
-    child::pin_current_thread(SERVER_CORE);
+    let prep_only = flag("--prep-child");
+    // The bench process (the fake server and this driver) lives on core 0; a prep child stays
+    // where its parent put it.
+    if !prep_only {
+        child::pin_current_thread(SERVER_CORE);
+    }
 
     let tokenizer_dir = std::env::var_os("PERFGATE_BENCH_TOKENIZER_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join(".cache/sglang-bench/qwen3-tokenizer"));
     let mut notes = Vec::new();
-    let sglang = if flag("--skip-sglang") {
+    // Real-time priority for the server and the clients, so that other work on a shared machine
+    // neither delays the server's tokens nor preempts a client (both clients get the same).
+    let no_rt = prep_only || flag("--no-rt") || !child::set_fifo(1);
+    if no_rt {
+        notes.push("normal scheduling priority (--no-rt or SCHED_FIFO not permitted): latency figures include preemption by other work".into());
+    } else {
+        notes.push("server thread SCHED_FIFO 20 on core 0, clients SCHED_FIFO 10 on core 1".into());
+        // Back to normal for this driver thread; the server thread sets its own.
+        unsafe {
+            let p = libc::sched_param { sched_priority: 0 };
+            libc::sched_setscheduler(0, libc::SCHED_OTHER, &p);
+        }
+    }
+    let sglang = if flag("--skip-sglang") || prep_only {
         None
     } else {
         match setup_sglang(&root) {
@@ -549,16 +687,26 @@ fn main() {
         std::process::exit(2);
     }
     let env = Env {
-        perfgate: PathBuf::from(env!("CARGO_BIN_EXE_perfgate")),
+        // PERFGATE_BENCH_BIN: measure another perfgate build (A/B of a change).
+        perfgate: std::env::var_os("PERFGATE_BENCH_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_perfgate"))),
         tokenizer_dir,
         sglang,
         work,
         quick: flag("--quick"),
+        sglang_rss: flag("--sglang-rss"),
+        server_fifo: (!no_rt).then_some(20),
+        client_fifo: (!no_rt).then_some(10),
     };
     let mut report = Report {
         notes,
         ..Report::default()
     };
+    if prep_only {
+        prep_child(&env);
+        return;
+    }
     let t0 = Instant::now();
     if want("cpu") {
         phase_cpu(&env, &mut report);

@@ -4,11 +4,13 @@
 //! throughput regression and a 10 % p99 TTFT regression with 1, 2, 3 and 5 runs a side.
 //!
 //! `cargo run --release --example gate-sim -- [--trials N] [--seed S] [--noise-scale K]`
+//! (the README's tables were made with the dev profile: same numbers, slower).
 //!
 //! Noise (sd of the log value of one run, i.e. ≈ relative sd): throughput 2 % (one draw per run
 //! shared by output/request throughput and duration), means and medians of latencies 4 %, p99
 //! latencies 10 %, each drawn independently, times `--noise-scale`. These equal the gate's
-//! default noise priors; `--noise-scale 1.5` shows what happens when the real noise is worse.
+//! default noise priors (used with one run a side; with more, the gate pools the noise from the
+//! runs themselves); `--noise-scale 1.5` shows what happens when the real noise is worse.
 
 use perfgate::gate::{evaluate, GateConfig, Side, TopVerdict, Verdict};
 use perfgate::record::{RequestRate, ScenarioParams, ScenarioResult};
@@ -154,6 +156,7 @@ fn main() {
     let mut trials = 1000usize;
     let mut seed = 42u64;
     let mut scale = 1.0f64;
+    let mut alpha: Option<f64> = None;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -167,6 +170,7 @@ fn main() {
             "--trials" => trials = val() as usize,
             "--seed" => seed = val() as u64,
             "--noise-scale" => scale = val(),
+            "--alpha" => alpha = Some(val()),
             other => panic!("unknown argument {other}"),
         }
     }
@@ -178,6 +182,7 @@ fn main() {
     // Only the gated metrics: the shown ones do not take part in the decision.
     let cfg = GateConfig {
         show: Some(vec![]),
+        alpha,
         ..Default::default()
     };
     println!(

@@ -13,4 +13,6 @@ export PERFGATE_REQUIRE_ENGINE=1
 echo "test.sh: install step took $(( $(date +%s) - start )) s" >&2
 
 cargo test --all-targets
+# The action and workflows: actionlint (with shellcheck) and zizmor, from PyPI into .cache/.
+./scripts/lint-workflows.sh
 echo "test.sh: install + tests took $(( $(date +%s) - start )) s" >&2

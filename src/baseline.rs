@@ -370,7 +370,8 @@ impl Baseline {
         let mut notes = Vec::new();
         // model -> (ModelBaseline without scenarios, scenario id -> (params, runs))
         type Runs = Vec<(RunInfo, BTreeMap<String, f64>)>;
-        let mut models: Vec<(ModelBaseline, Vec<(String, ScenarioParams, Runs)>)> = Vec::new();
+        type Scenarios = Vec<(String, ScenarioParams, Runs)>;
+        let mut models: Vec<(ModelBaseline, Scenarios)> = Vec::new();
         if let Some(b) = base {
             for m in &b.models {
                 let mut scenarios = Vec::new();
@@ -479,6 +480,13 @@ impl Baseline {
                 derived: r.derived.clone(),
                 errors: r.errors.clone(),
             };
+            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| x.source == run.source) {
+                notes.push(format!(
+                    "model `{}`, scenario `{id}`: a run from {} is already recorded; added again",
+                    r.model,
+                    run.source.as_deref().unwrap_or_default()
+                ));
+            }
             scenarios[si]
                 .2
                 .push((run, r.metrics().into_iter().collect()));

@@ -97,7 +97,11 @@ impl Client {
         let http = reqwest::Client::builder()
             .no_proxy()
             .tcp_nodelay(true)
-            .pool_max_idle_per_host(usize::MAX)
+            // No connection reuse: llama.cpp's server answers `Keep-Alive` yet closes the
+            // connection after a streamed response, and a request sent on it in that instant
+            // fails with "connection closed before message completed" (a false failure). A
+            // fresh loopback connection per request costs well under a millisecond.
+            .pool_max_idle_per_host(0)
             .connect_timeout(cfg.request_timeout.unwrap_or(Duration::from_secs(30)))
             .build()
             .map_err(|e| ClientError::Build(e.to_string()))?;
@@ -140,6 +144,25 @@ impl Client {
             m.insert(k.clone(), v.clone());
         }
         serde_json::to_vec(&m).expect("a JSON map serializes")
+    }
+
+    /// Open up to `n` keep-alive connections before a run, with concurrent `GET /v1/models`
+    /// requests whose answers are read and dropped, so connection set-up is not part of the first
+    /// requests' TTFT (servers are measured as clients that keep their connections see them).
+    /// Failures are ignored: the measured requests will report them.
+    pub async fn preconnect(&self, n: usize) {
+        let mut url = self.url.clone();
+        url.set_path("/v1/models");
+        url.set_query(None);
+        let one = |url: reqwest::Url| async move {
+            let fut = async {
+                if let Ok(mut resp) = self.http.get(url).send().await {
+                    while let Ok(Some(_)) = resp.chunk().await {}
+                }
+            };
+            let _ = tokio::time::timeout(Duration::from_secs(10), fut).await;
+        };
+        futures_util::future::join_all((0..n).map(|_| one(url.clone()))).await;
     }
 
     /// Send one request and measure it. `t0` is the start of the run (all times in the record are

@@ -13,8 +13,10 @@
 //!
 //! Everything is deterministic for a given seed and tokenizer.
 
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -337,7 +339,7 @@ fn word_pool(tok: &dyn Tokenize, seed: u64) -> Result<Vec<String>, DatasetError>
     let (budget, want, chunk) = if tok.is_remote() {
         (vocab.min(2048), 256, 512)
     } else {
-        (vocab.min(65_536), 4096, 8192)
+        (vocab.min(65_536), 2048, 4096)
     };
     let mut rng = StdRng::seed_from_u64(mix(seed, u64::MAX));
     let candidates = rand::seq::index::sample(&mut rng, vocab, budget).into_vec();
@@ -564,6 +566,66 @@ fn thousands(n: usize) -> String {
     out
 }
 
+/// Token counts of ShareGPT texts (by conversation index) already encoded in this process.
+#[derive(Debug, Default)]
+struct LenMemo {
+    prompt: HashMap<usize, u32>,
+    completion: HashMap<usize, u32>,
+}
+
+impl LenMemo {
+    /// Encode the texts whose count is not known yet, in one batch.
+    fn fill<'t>(
+        &mut self,
+        tok: &dyn Tokenize,
+        items: impl Iterator<Item = (usize, &'t str)>,
+        completion: bool,
+    ) -> Result<(), DatasetError> {
+        let map = if completion {
+            &mut self.completion
+        } else {
+            &mut self.prompt
+        };
+        let todo: Vec<(usize, &str)> = items.filter(|(i, _)| !map.contains_key(i)).collect();
+        if todo.is_empty() {
+            return Ok(());
+        }
+        let texts: Vec<&str> = todo.iter().map(|(_, t)| *t).collect();
+        for ((i, _), ids) in todo.iter().zip(tok.encode_batch(&texts)?) {
+            map.insert(*i, ids.len() as u32);
+        }
+        Ok(())
+    }
+}
+
+/// Same file (path, size, modification time) and same local tokenizer.
+type MemoKey = (PathBuf, u64, Option<std::time::SystemTime>, String);
+
+/// Scenarios that share a ShareGPT file (one per request rate, say) tokenize it once per
+/// process. Not for the `server` tokenizer: its id does not say which engine answered.
+static SHAREGPT_LENS: OnceLock<Mutex<HashMap<MemoKey, LenMemo>>> = OnceLock::new();
+
+fn memo_key(path: &Path, tok: &dyn Tokenize) -> Option<MemoKey> {
+    if tok.is_remote() {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    let canon = std::fs::canonicalize(path).ok()?;
+    Some((canon, meta.len(), meta.modified().ok(), tok.id()))
+}
+
+fn take_memo(key: &MemoKey) -> LenMemo {
+    let lock = SHAREGPT_LENS.get_or_init(Default::default);
+    let mut map = lock.lock().unwrap_or_else(|e| e.into_inner());
+    map.remove(key).unwrap_or_default()
+}
+
+fn put_memo(key: MemoKey, memo: LenMemo) {
+    let lock = SHAREGPT_LENS.get_or_init(Default::default);
+    let mut map = lock.lock().unwrap_or_else(|e| e.into_inner());
+    map.insert(key, memo);
+}
+
 fn sharegpt(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
     let path = need_path(spec)?;
     let buf = read_file(path)?;
@@ -586,20 +648,23 @@ fn sharegpt(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetEr
         )),
     }
     // vLLM: keep conversations with at least two turns, then shuffle with the seed.
-    let mut pairs: Vec<(String, String)> = file
+    let mut pairs: Vec<(usize, String, String)> = file
         .conversations
         .into_iter()
-        .filter(|c| c.turns >= 2 && c.first_two.len() >= 2)
-        .map(|mut c| {
+        .enumerate()
+        .filter(|(_, c)| c.turns >= 2 && c.first_two.len() >= 2)
+        .map(|(i, mut c)| {
             let completion = c.first_two.pop().unwrap_or_default();
             let prompt = c.first_two.pop().unwrap_or_default();
-            (prompt, completion)
+            (i, prompt, completion)
         })
         .collect();
     let with_two = pairs.len();
     let mut rng = StdRng::seed_from_u64(spec.seed);
     rand::seq::SliceRandom::shuffle(pairs.as_mut_slice(), &mut rng);
 
+    let memo_key = memo_key(path, tok);
+    let mut memo = memo_key.as_ref().map(take_memo).unwrap_or_default();
     let want = spec.num_prompts;
     let fixed_out = spec.sharegpt_output_len;
     let mut prompts: Vec<Prompt> = Vec::with_capacity(want);
@@ -610,23 +675,20 @@ fn sharegpt(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetEr
         let take = (need + need / 8 + 64).min(pairs.len() - next);
         let chunk = &pairs[next..next + take];
         next += take;
-        let prompt_ids = {
-            let texts: Vec<&str> = chunk.iter().map(|(p, _)| p.as_str()).collect();
-            tok.encode_batch(&texts)?
-        };
-        let completion_lens: Vec<usize> = match fixed_out {
-            Some(n) => vec![n as usize; chunk.len()],
-            None => {
-                let texts: Vec<&str> = chunk.iter().map(|(_, c)| c.as_str()).collect();
-                tok.encode_batch(&texts)?.iter().map(Vec::len).collect()
-            }
-        };
-        for (((prompt, _), ids), out_len) in chunk.iter().zip(prompt_ids).zip(completion_lens) {
+        memo.fill(tok, chunk.iter().map(|(i, p, _)| (*i, p.as_str())), false)?;
+        if fixed_out.is_none() {
+            memo.fill(tok, chunk.iter().map(|(i, _, c)| (*i, c.as_str())), true)?;
+        }
+        for (i, prompt, _) in chunk {
             if prompts.len() >= want {
                 break;
             }
             examined += 1;
-            let in_len = ids.len();
+            let in_len = memo.prompt[i] as usize;
+            let out_len = match fixed_out {
+                Some(n) => n as usize,
+                None => memo.completion[i] as usize,
+            };
             if !sharegpt_valid(in_len, out_len, fixed_out.is_some()) {
                 skipped += 1;
                 continue;
@@ -637,6 +699,9 @@ fn sharegpt(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetEr
                 output_len: out_len as u32,
             });
         }
+    }
+    if let Some(key) = memo_key {
+        put_memo(key, memo);
     }
     let _ = write!(
         notes[0],
@@ -1014,6 +1079,52 @@ mod tests {
         assert_eq!(a, build(&s, &tok).unwrap().prompts);
         s.seed += 1;
         assert_ne!(a, build(&s, &tok).unwrap().prompts);
+    }
+
+    /// Counts the texts it encodes.
+    struct Counting(HfTokenizer, std::sync::atomic::AtomicUsize);
+
+    impl Tokenize for Counting {
+        fn encode(&self, text: &str) -> Result<Vec<u32>, TokenizerError> {
+            self.1.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.0.encode(text)
+        }
+        fn decode(&self, ids: &[u32]) -> Result<String, TokenizerError> {
+            self.0.decode(ids)
+        }
+        fn vocab_size(&self) -> usize {
+            self.0.vocab_size()
+        }
+        fn id(&self) -> String {
+            "counting".into()
+        }
+    }
+
+    #[test]
+    fn sharegpt_counts_are_reused_across_builds_of_the_same_file() {
+        let tok = Counting(word_level(100), Default::default());
+        let records: Vec<String> = (0..30).map(|i| conv(&[&words(5 + i), &words(6)])).collect();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("memo.json");
+        std::fs::write(&path, format!("[{}]", records.join(","))).unwrap();
+        let mut s = spec(DatasetName::Sharegpt);
+        s.path = Some(path);
+        s.num_prompts = 30;
+        let first = build(&s, &tok).unwrap().prompts;
+        let encoded = tok.1.load(std::sync::atomic::Ordering::SeqCst);
+        assert_eq!(encoded, 60, "every prompt and answer once");
+        // Another seed (another order) over the same file: nothing is encoded again.
+        s.seed = 99;
+        let second = build(&s, &tok).unwrap().prompts;
+        assert_eq!(tok.1.load(std::sync::atomic::Ordering::SeqCst), encoded);
+        let key = |p: &Prompt| (p.input_len, p.output_len, p.text.clone());
+        let (mut a, mut b): (Vec<_>, Vec<_>) = (
+            first.iter().map(key).collect(),
+            second.iter().map(key).collect(),
+        );
+        a.sort();
+        b.sort();
+        assert_eq!(a, b);
     }
 
     #[test]

@@ -292,14 +292,134 @@ async fn accept_loop(listener: TcpListener, shared: Arc<Shared>, mut stop: watch
         let shared = shared.clone();
         let mut stop = stop.clone();
         tokio::spawn(async move {
-            let svc = service_fn(move |req| handle(shared.clone(), req));
-            let conn = hyper::server::conn::http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), svc);
+            let stamps = Arc::new(Stamps::default());
+            let io = Stamped {
+                io: stream,
+                stamps: stamps.clone(),
+                shared: shared.clone(),
+            };
+            let svc = service_fn(move |req| handle(shared.clone(), stamps.clone(), req));
+            let conn =
+                hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(io), svc);
             tokio::select! {
                 _ = conn => {}
                 _ = stop.wait_for(|v| *v) => {}
             }
         });
+    }
+}
+
+/// Per-connection write stamps. The stream task marks a token chunk as queued; the socket
+/// wrapper ([`Stamped`]) records the truth when bytes next reach the socket, so the server's
+/// TTFT and gaps include its own scheduling and write path, as a client would see them.
+#[derive(Default)]
+struct Stamps(std::sync::Mutex<StampState>);
+
+#[derive(Default)]
+struct StampState {
+    /// Arrival time of a request whose first token is queued but not yet written.
+    first_of: Option<Instant>,
+    /// A later chunk is queued but not yet written.
+    chunk: bool,
+    last_write: Option<Instant>,
+}
+
+impl Stamps {
+    fn mark_first(&self, arrived: Instant) {
+        if let Ok(mut s) = self.0.lock() {
+            s.first_of = Some(arrived);
+            s.chunk = false;
+            s.last_write = None;
+        }
+    }
+
+    fn mark_chunk(&self) {
+        if let Ok(mut s) = self.0.lock() {
+            s.chunk = true;
+        }
+    }
+
+    fn written(&self, t: &TruthCounters) {
+        let Ok(mut s) = self.0.lock() else { return };
+        if s.first_of.is_none() && !s.chunk {
+            return;
+        }
+        let now = Instant::now();
+        if let Some(arrived) = s.first_of.take() {
+            let ns = now.duration_since(arrived).as_nanos() as u64;
+            t.ttft_ns.fetch_add(ns, Ordering::Relaxed);
+            t.ttft_count.fetch_add(1, Ordering::Relaxed);
+            if let Ok(mut v) = t.ttfts.lock() {
+                v.push(ns);
+            }
+        } else if let Some(prev) = s.last_write {
+            t.gap_ns.fetch_add(
+                now.duration_since(prev).as_nanos() as u64,
+                Ordering::Relaxed,
+            );
+            t.gap_count.fetch_add(1, Ordering::Relaxed);
+        }
+        s.chunk = false;
+        s.last_write = Some(now);
+    }
+}
+
+/// The connection's socket, stamping token writes into the truth.
+struct Stamped {
+    io: tokio::net::TcpStream,
+    stamps: Arc<Stamps>,
+    shared: Arc<Shared>,
+}
+
+impl tokio::io::AsyncRead for Stamped {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Stamped {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let r = Pin::new(&mut self.io).poll_write(cx, buf);
+        if let Poll::Ready(Ok(n)) = r {
+            if n > 0 {
+                self.stamps.written(&self.shared.truth);
+            }
+        }
+        r
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let r = Pin::new(&mut self.io).poll_write_vectored(cx, bufs);
+        if let Poll::Ready(Ok(n)) = r {
+            if n > 0 {
+                self.stamps.written(&self.shared.truth);
+            }
+        }
+        r
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_flush(cx)
+    }
+
+    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.io).poll_shutdown(cx)
     }
 }
 
@@ -337,6 +457,7 @@ fn json(status: StatusCode, v: serde_json::Value) -> Response<BoxBody> {
 
 async fn handle(
     shared: Arc<Shared>,
+    stamps: Arc<Stamps>,
     req: Request<Incoming>,
 ) -> Result<Response<BoxBody>, Infallible> {
     let arrived = Instant::now();
@@ -394,8 +515,10 @@ async fn handle(
                 serde_json::json!({"error": {"message": e.to_string()}}),
             ),
         },
-        (Method::POST, "/v1/completions") => generate(&shared, arrived, parse(), false),
-        (Method::POST, "/v1/chat/completions") => generate(&shared, arrived, parse(), true),
+        (Method::POST, "/v1/completions") => generate(&shared, &stamps, arrived, parse(), false),
+        (Method::POST, "/v1/chat/completions") => {
+            generate(&shared, &stamps, arrived, parse(), true)
+        }
         _ => json(
             StatusCode::NOT_FOUND,
             serde_json::json!({"error": {"message": format!("no route {path}")}}),
@@ -486,6 +609,7 @@ fn render(
 
 fn generate(
     shared: &Arc<Shared>,
+    stamps: &Arc<Stamps>,
     arrived: Instant,
     body: serde_json::Result<serde_json::Value>,
     chat: bool,
@@ -542,6 +666,7 @@ fn generate(
     let (tx, rx) = mpsc::channel(4);
     tokio::spawn(stream(
         shared.clone(),
+        stamps.clone(),
         arrived,
         frames,
         max_tokens,
@@ -558,6 +683,7 @@ fn generate(
 
 async fn stream(
     shared: Arc<Shared>,
+    stamps: Arc<Stamps>,
     arrived: Instant,
     frames: Frames,
     max_tokens: u32,
@@ -567,13 +693,14 @@ async fn stream(
     let t = &shared.truth;
     let running = t.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
     t.max_in_flight.fetch_max(running, Ordering::Relaxed);
-    let _ = run_stream(&shared, arrived, frames, max_tokens, fault, &tx).await;
+    let _ = run_stream(&shared, &stamps, arrived, frames, max_tokens, fault, &tx).await;
     t.in_flight.fetch_sub(1, Ordering::Relaxed);
 }
 
 /// Returns `Err(())` when the client went away.
 async fn run_stream(
     shared: &Shared,
+    stamps: &Stamps,
     arrived: Instant,
     frames: Frames,
     max_tokens: u32,
@@ -596,7 +723,6 @@ async fn run_stream(
     let per = cfg.tokens_per_chunk;
     let mut sent_tokens = 0u32;
     let mut last: Option<Instant> = None;
-    let mut chunk_index = 0u32;
     while sent_tokens < max_tokens && sent_tokens < after {
         let (k, bytes) = match &frames.rest {
             Some((rem, b)) if max_tokens - sent_tokens == *rem => (*rem, b.clone()),
@@ -608,31 +734,18 @@ async fn run_stream(
             _ = tokio::time::sleep_until(due) => {}
             _ = tx.closed() => return Err(()),
         }
+        // The truth is taken when the socket write happens (see `Stamped`).
+        if last.is_none() {
+            stamps.mark_first(arrived);
+        } else {
+            stamps.mark_chunk();
+        }
         send(bytes).await?;
         let now = Instant::now();
-        match last {
-            None => {
-                let ns = now.duration_since(arrived).as_nanos() as u64;
-                t.ttft_ns.fetch_add(ns, Ordering::Relaxed);
-                t.ttft_count.fetch_add(1, Ordering::Relaxed);
-                if let Ok(mut v) = t.ttfts.lock() {
-                    v.push(ns);
-                }
-            }
-            Some(prev) => {
-                t.gap_ns.fetch_add(
-                    now.duration_since(prev).as_nanos() as u64,
-                    Ordering::Relaxed,
-                );
-                t.gap_count.fetch_add(1, Ordering::Relaxed);
-            }
-        }
         last = Some(now);
         t.tokens.fetch_add(u64::from(k), Ordering::Relaxed);
         sent_tokens += k;
-        chunk_index += 1;
     }
-    let _ = chunk_index;
     match fault {
         Fault::ErrorEvent { .. } => {
             send(Bytes::from_static(b"data: {\"error\":{\"message\":\"fake in-band error\",\"type\":\"InternalServerError\",\"code\":500}}\n\ndata: [DONE]\n\n")).await?;

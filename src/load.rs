@@ -22,6 +22,9 @@ use crate::metrics::{Accumulator, Detailed, MetricsConfig, RequestRecord};
 use crate::record::{RequestRate, ScenarioParams, ScenarioResult};
 use crate::tokenizer::Tokenize;
 
+/// At most this many connections are opened before a run (see [`Client::preconnect`]).
+const MAX_PRECONNECT: usize = 256;
+
 /// Everything needed to run one scenario against a server.
 #[derive(Clone)]
 pub struct RunConfig {
@@ -184,6 +187,9 @@ pub async fn run(
     };
 
     let n = prompts.len();
+    client
+        .preconnect(cfg.max_concurrency.unwrap_or(n).min(n).min(MAX_PRECONNECT))
+        .await;
     progress.start(n as u64);
     let slots = cfg.max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
     let (tx, mut rx) = mpsc::unbounded_channel::<RequestRecord>();

@@ -513,7 +513,7 @@ mod tests {
     #[test]
     fn jsonl_round_trips_exact_numbers() {
         let r = sample();
-        let text = to_jsonl(&[r.clone()]);
+        let text = to_jsonl(std::slice::from_ref(&r));
         assert!(text.contains("\"mean_ttft_ms\":274601.85"), "{text}");
         assert!(text.contains("\"request_rate\":\"inf\""), "{text}");
         let back = parse_jsonl(&text, "x.jsonl").unwrap();

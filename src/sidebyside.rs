@@ -96,8 +96,10 @@ fn label(b: &Baseline) -> String {
 
 /// Geometric mean of positive values (the arithmetic mean if any value is ≤ 0).
 pub fn central(values: &[f64]) -> Option<f64> {
-    if values.is_empty() {
-        return None;
+    match values {
+        [] => return None,
+        [one] => return Some(*one),
+        _ => {}
     }
     if values.iter().all(|v| *v > 0.0) {
         Some((values.iter().map(|v| v.ln()).sum::<f64>() / values.len() as f64).exp())

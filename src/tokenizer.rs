@@ -149,8 +149,9 @@ impl Tokenize for HfTokenizer {
     }
 }
 
-/// How many requests the server tokenizer keeps in flight for a batch.
-const SERVER_CONCURRENCY: usize = 8;
+/// How many requests the server tokenizer keeps in flight for a batch. Small: llama.cpp serves
+/// HTTP from a small thread pool (about n_parallel + 2 threads) that the benchmark needs too.
+const SERVER_CONCURRENCY: usize = 2;
 /// Per-request timeout of the server tokenizer.
 const SERVER_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -173,8 +174,11 @@ impl ServerTokenizer {
             url: base_url.clone(),
             msg,
         };
+        // No idle keep-alive connections: each would pin one of the engine's HTTP threads for as
+        // long as this tokenizer lives, and the engine then drops the benchmark's connections.
         let client = reqwest::Client::builder()
             .no_proxy()
+            .pool_max_idle_per_host(0)
             .timeout(SERVER_TIMEOUT)
             .build()
             .map_err(|e| err(e.to_string()))?;

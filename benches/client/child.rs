@@ -19,6 +19,19 @@ pub fn pin_current_thread(core: usize) {
     }
 }
 
+/// Give the calling thread real-time FIFO priority `prio` (threads it starts inherit it), so
+/// other work on a shared machine does not preempt the measurement. Returns false when not
+/// permitted (then the thread keeps its normal priority).
+pub fn set_fifo(prio: i32) -> bool {
+    // SAFETY: sched_param is plain data; pid 0 is the calling thread.
+    unsafe {
+        let p = libc::sched_param {
+            sched_priority: prio,
+        };
+        libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0
+    }
+}
+
 /// What the child used and said.
 #[derive(Debug, Clone)]
 pub struct ChildRun {
@@ -26,6 +39,8 @@ pub struct ChildRun {
     pub user: Duration,
     pub sys: Duration,
     pub max_rss_kib: u64,
+    /// The child's user + system CPU when `started` first returned true (setup done, load begun).
+    pub cpu_at_start: Option<Duration>,
     pub exit_code: i32,
     pub stdout: String,
     pub stderr: String,
@@ -45,9 +60,11 @@ fn tv(t: libc::timeval) -> Duration {
 pub fn run_pinned(
     mut cmd: Command,
     core: usize,
+    fifo: Option<i32>,
     dir: &Path,
     name: &str,
     limit: Duration,
+    started: &dyn Fn() -> bool,
 ) -> io::Result<ChildRun> {
     let out_path = dir.join(format!("{name}.stdout"));
     let err_path = dir.join(format!("{name}.stderr"));
@@ -62,6 +79,13 @@ pub fn run_pinned(
             if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
                 return Err(io::Error::last_os_error());
             }
+            if let Some(prio) = fifo {
+                let p = libc::sched_param {
+                    sched_priority: prio,
+                };
+                // Not permitted: run at normal priority.
+                let _ = libc::sched_setscheduler(0, libc::SCHED_FIFO, &p);
+            }
             Ok(())
         });
     }
@@ -72,7 +96,11 @@ pub fn run_pinned(
     // SAFETY: rusage is plain data filled by the kernel.
     let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let mut killed = false;
+    let mut cpu_at_start = None;
     loop {
+        if cpu_at_start.is_none() && started() {
+            cpu_at_start = proc_cpu(pid);
+        }
         let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
         if r == pid {
             break;
@@ -97,6 +125,7 @@ pub fn run_pinned(
         user: tv(ru.ru_utime),
         sys: tv(ru.ru_stime),
         max_rss_kib: ru.ru_maxrss as u64,
+        cpu_at_start,
         exit_code,
         stdout: std::fs::read_to_string(&out_path).unwrap_or_default(),
         stderr: std::fs::read_to_string(&err_path).unwrap_or_default(),
@@ -109,6 +138,17 @@ pub fn run_pinned(
         )));
     }
     Ok(run)
+}
+
+/// User + system CPU of a live process (all its threads) from /proc/PID/stat, in clock ticks.
+fn proc_cpu(pid: libc::pid_t) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after = stat.rsplit(')').next()?;
+    let f: Vec<&str> = after.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(Duration::from_micros(ticks * 1_000_000 / hz))
 }
 
 pub fn tail(s: &str, lines: usize) -> String {

@@ -6,32 +6,8 @@ use std::time::Instant;
 
 use perfgate::dataset::{build, DatasetName, DatasetSpec};
 use perfgate::record::RangeConvention;
-use perfgate::tokenizer::{Tokenize, TokenizerError};
 
 use crate::Env;
-
-/// The Qwen3 tokenizer.json through the `tokenizers` crate.
-struct Hf(tokenizers::Tokenizer, String);
-
-impl Tokenize for Hf {
-    fn encode(&self, text: &str) -> Result<Vec<u32>, TokenizerError> {
-        self.0
-            .encode(text, false)
-            .map(|e| e.get_ids().to_vec())
-            .map_err(|e| TokenizerError::Invalid(e.to_string()))
-    }
-    fn decode(&self, ids: &[u32]) -> Result<String, TokenizerError> {
-        self.0
-            .decode(ids, true)
-            .map_err(|e| TokenizerError::Invalid(e.to_string()))
-    }
-    fn vocab_size(&self) -> usize {
-        self.0.get_vocab_size(true)
-    }
-    fn id(&self) -> String {
-        self.1.clone()
-    }
-}
 
 fn spec(name: DatasetName, path: Option<PathBuf>) -> DatasetSpec {
     DatasetSpec {
@@ -52,13 +28,13 @@ pub fn measure(env: &Env) -> Result<Vec<(String, f64)>, String> {
     let mut rows = Vec::new();
     let tok_path = env.tokenizer_dir.join("tokenizer.json");
     let t = Instant::now();
-    let tok = tokenizers::Tokenizer::from_file(&tok_path)
-        .map_err(|e| format!("{}: {e}", tok_path.display()))?;
-    let tok = Hf(tok, tok_path.display().to_string());
+    let tok = perfgate::tokenizer::load(&tok_path.display().to_string(), "")
+        .map_err(|e| e.to_string())?;
+    let tok = tok.as_ref();
     let load = t.elapsed().as_secs_f64();
 
     let t = Instant::now();
-    let ds = build(&spec(DatasetName::Random, None), &tok).map_err(|e| format!("random: {e}"))?;
+    let ds = build(&spec(DatasetName::Random, None), tok).map_err(|e| format!("random: {e}"))?;
     let secs = t.elapsed().as_secs_f64() + load;
     if ds.prompts.len() != 10_000 || ds.prompts.iter().any(|p| p.input_len != 1024) {
         return Err("random: expected 10,000 prompts of exactly 1024 tokens".into());
@@ -66,10 +42,10 @@ pub fn measure(env: &Env) -> Result<Vec<(String, f64)>, String> {
     rows.push(("prompt prep s: 10,000 exact random prompts of 1024 tokens (Qwen3, tokenizer load included)".to_string(), secs));
 
     match std::env::var_os("PERFGATE_SHAREGPT") {
-        None => return Err("PERFGATE_SHAREGPT is not set (scripts/install-engine.sh prints it); ShareGPT prep not measured".into()),
+        None => eprintln!("PERFGATE_SHAREGPT is not set (.cache/env.sh from scripts/install-engine.sh sets it): ShareGPT prep not measured"),
         Some(p) => {
             let t = Instant::now();
-            let ds = build(&spec(DatasetName::Sharegpt, Some(PathBuf::from(p))), &tok).map_err(|e| format!("sharegpt: {e}"))?;
+            let ds = build(&spec(DatasetName::Sharegpt, Some(PathBuf::from(p))), tok).map_err(|e| format!("sharegpt: {e}"))?;
             let secs = t.elapsed().as_secs_f64() + load;
             rows.push((
                 format!("prompt prep s: {} ShareGPT prompts loaded and tokenized (Qwen3, tokenizer load included)", ds.prompts.len()),

@@ -8,6 +8,7 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -59,6 +60,8 @@ pub struct Truth {
     pub gap_count: u64,
     pub tokens: u64,
     pub requests: u64,
+    /// Per request: (first byte of the request, first token written), for diagnosis.
+    pub times: Vec<(Instant, Instant)>,
 }
 
 impl Truth {
@@ -97,6 +100,8 @@ pub fn percentile(v: &mut [f64], p: f64) -> f64 {
 /// A running server; stops and joins its thread when dropped.
 pub struct Server {
     pub addr: SocketAddr,
+    /// Streaming requests received so far (counted when the request is parsed).
+    pub arrived: Arc<AtomicU64>,
     truth: Arc<Mutex<Truth>>,
     stop: Option<oneshot::Sender<()>>,
     thread: Option<JoinHandle<()>>,
@@ -104,7 +109,7 @@ pub struct Server {
 
 impl Server {
     /// Start on 127.0.0.1:0 in a thread pinned to `core`.
-    pub fn start(cfg: Config, core: usize) -> io::Result<Server> {
+    pub fn start(cfg: Config, core: usize, fifo: Option<i32>) -> io::Result<Server> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -119,10 +124,15 @@ impl Server {
         let (stop_tx, mut stop_rx) = oneshot::channel::<()>();
         let frames = Arc::new(Frames::new(cfg.events_per_write));
         let truth2 = truth.clone();
+        let arrived = Arc::new(AtomicU64::new(0));
+        let arrived2 = arrived.clone();
         let thread = std::thread::Builder::new()
             .name("fake-server".into())
             .spawn(move || {
                 crate::child::pin_current_thread(core);
+                if let Some(p) = fifo {
+                    crate::child::set_fifo(p);
+                }
                 rt.block_on(async move {
                     loop {
                         tokio::select! {
@@ -130,7 +140,7 @@ impl Server {
                             acc = listener.accept() => {
                                 let Ok((sock, _)) = acc else { continue };
                                 let _ = sock.set_nodelay(true);
-                                tokio::spawn(serve_conn(sock, cfg, frames.clone(), truth2.clone()));
+                                tokio::spawn(serve_conn(sock, cfg, frames.clone(), truth2.clone(), arrived2.clone()));
                             }
                         }
                     }
@@ -140,10 +150,15 @@ impl Server {
             })?;
         Ok(Server {
             addr,
+            arrived,
             truth,
             stop: Some(stop_tx),
             thread: Some(thread),
         })
+    }
+
+    pub fn requests_arrived(&self) -> u64 {
+        self.arrived.load(Ordering::Relaxed)
     }
 
     pub fn base_url(&self) -> String {
@@ -357,6 +372,7 @@ async fn serve_conn(
     cfg: Config,
     frames: Arc<Frames>,
     truth: Arc<Mutex<Truth>>,
+    arrived: Arc<AtomicU64>,
 ) {
     let mut buf = Vec::with_capacity(8192);
     loop {
@@ -364,6 +380,9 @@ async fn serve_conn(
             Ok(Some(r)) => r,
             _ => return,
         };
+        if !req.get && req.path_ok {
+            arrived.fetch_add(1, Ordering::Relaxed);
+        }
         let res = if req.get {
             let body = b"{\"object\":\"list\",\"data\":[{\"id\":\"bench\",\"object\":\"model\",\"owned_by\":\"perfgate\"}]}";
             let mut out = format!(
@@ -459,6 +478,7 @@ async fn stream_paced(
     }
     let mut t = truth.lock().unwrap();
     t.ttft_ns.push(ttft_ns);
+    t.times.push((req.first_byte, first));
     t.gap_sum_ns += gap_sum;
     t.gap_count += n - 1;
     t.tokens += n;

@@ -14,7 +14,7 @@ pub const SCHEMA: &str = include_str!("../../schema/baseline.schema.json");
 
 pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
     match cmd {
-        BaselineCommand::Record(a) => record(a),
+        BaselineCommand::Record(a) => record(*a),
         BaselineCommand::Show(a) => show(a),
         BaselineCommand::Schema => {
             print!("{SCHEMA}");

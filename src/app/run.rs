@@ -17,7 +17,7 @@ use crate::load::{self, LoadError, Progress, RunConfig};
 use crate::metrics::{self, Metric, MetricsConfig};
 use crate::output;
 use crate::record::ScenarioParams;
-use crate::tokenizer::{self, Tokenize, TokenizerError};
+use crate::tokenizer::Tokenize;
 
 pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
     let cfg_metrics = metrics_config(&args)?;
@@ -180,12 +180,14 @@ fn load_tokenizer(args: &RunArgs) -> anyhow::Result<Arc<dyn Tokenize>> {
             "--tokenizer is required (a tokenizer.json, a directory holding one, or `server`)"
         ),
     };
-    let tok = tokenizer::load(&name, &args.base_url).map_err(|e| match e {
-        // The engine's tokenizer endpoints not answering is an infrastructure problem.
-        TokenizerError::Server { .. } => infra(e.to_string()),
-        other => anyhow::Error::new(other),
-    })?;
-    Ok(Arc::from(tok))
+    match crate::tokenizer::load(&name, &args.base_url) {
+        Ok(tok) => Ok(Arc::from(tok)),
+        // The engine's own tokenizer failing is the engine's fault, not the user's (exit 3).
+        Err(e @ crate::tokenizer::TokenizerError::Server { .. }) => {
+            Err(infra(format!("--tokenizer {name}: {e}")))
+        }
+        Err(e) => Err(anyhow::Error::new(e).context(format!("--tokenizer {name}"))),
+    }
 }
 
 /// A progress bar on stderr (hidden when stderr is not a terminal).

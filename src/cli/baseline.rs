@@ -7,7 +7,7 @@ use clap::{Args, Subcommand};
 #[derive(Debug, Subcommand)]
 pub enum BaselineCommand {
     /// Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`).
-    Record(RecordArgs),
+    Record(Box<RecordArgs>),
     /// Show a baseline: a summary table, or its records as JSON Lines with `--json`.
     Show(ShowArgs),
     /// Print the JSON Schema of the baseline file format.

@@ -191,7 +191,23 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
     if !(df.is_finite() && df > 0.0 && df < 1e7) {
         return statrs::distribution::Normal::standard().inverse_cdf(p);
     }
-    t_dist(df).inverse_cdf(p)
+    // The inverse is an iterative search; a check asks for the same few (p, df) many times.
+    thread_local! {
+        static MEMO: std::cell::RefCell<Vec<((u64, u64), f64)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let key = (p.to_bits(), df.to_bits());
+    if let Some(q) = MEMO.with(|m| m.borrow().iter().find(|(k, _)| *k == key).map(|(_, q)| *q)) {
+        return q;
+    }
+    let q = t_dist(df).inverse_cdf(p);
+    MEMO.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= 64 {
+            m.remove(0);
+        }
+        m.push((key, q));
+    });
+    q
 }
 
 impl Comparison {

@@ -162,7 +162,10 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
                 continue;
             }
         }
-        if let Some(ns) = args::parse_namespace(t) {
+        // Only a benchmark's own arguments; an engine's `args: Namespace(...)` log line is not.
+        let bench_ns = args::parse_namespace(t)
+            .filter(|ns| ns.contains_key("dataset_name") || ns.contains_key("num_prompts"));
+        if let Some(ns) = bench_ns {
             ctx.namespace = ns;
         } else if let Some(run) = args::parse_running_line(t) {
             ctx.new_run();

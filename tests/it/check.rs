@@ -22,9 +22,12 @@ const MODELS: [&str; 6] = [
     "openai/gpt-oss-120b",
 ];
 
+/// Dataset name, number of prompts, (input, output) lengths for random data.
+type ScenarioSpec<'a> = (&'a str, u64, Option<(u64, u64)>);
+
 /// Seed-like records: 6 models × 4 scenarios, one run each.
 fn seed_records() -> Vec<ScenarioResult> {
-    let scenarios: [(&str, u64, Option<(u64, u64)>); 4] = [
+    let scenarios: [ScenarioSpec; 4] = [
         ("random", 2000, Some((1024, 1024))),
         ("random", 2000, Some((2048, 128))),
         ("random", 1000, Some((128, 2048))),
@@ -370,4 +373,55 @@ fn gate_file_overrides_and_bad_input_exit_2() {
     let (out, _) = case.check(&bad, &[]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:1"));
+}
+
+/// The done-when cases on the real seed baseline, when it is in the repository.
+#[test]
+fn seed_baseline_done_when() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/v0.10.1.toml");
+    let Ok(b) = Baseline::load(&path) else {
+        eprintln!("skipped: {} not present", path.display());
+        return;
+    };
+    let recs = b.to_records();
+    assert!(recs.len() >= 24, "{} records", recs.len());
+    let case = Case {
+        dir: tempfile::tempdir().unwrap(),
+        baseline: path.clone(),
+    };
+    let (out, _) = case.check(&case.results("same.jsonl", &recs), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    let target = (recs[5].model.clone(), recs[5].scenario_id());
+    let slower: Vec<_> = recs
+        .iter()
+        .map(|r| {
+            if (r.model.clone(), r.scenario_id()) == target {
+                scaled(r, 0.8, 1.25)
+            } else {
+                r.clone()
+            }
+        })
+        .collect();
+    let (out, report) = case.check(&case.results("slower.jsonl", &slower), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let flagged = regressed(&report);
+    assert!(
+        !flagged.is_empty() && flagged.iter().all(|f| *f == target),
+        "{flagged:?}"
+    );
+
+    let better: Vec<_> = recs.iter().map(|r| scaled(r, 1.25, 0.8)).collect();
+    let (out, _) = case.check(&case.results("better.jsonl", &better), &[]);
+    assert_eq!(out.status.code(), Some(0));
 }

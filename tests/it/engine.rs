@@ -340,10 +340,12 @@ pub fn engine_available() -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[allow(clippy::await_holding_lock)] // a std lock that only orders whole tests
 async fn the_llamacpp_preset_launches_serves_metrics_and_stops() {
     if !engine_available() {
         return;
     }
+    let _serial = crate::support::serial();
     let dir = tempfile::tempdir().unwrap();
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let b = perfgate::baseline::Baseline::load(&root.join("suites/cpu-llamacpp.toml")).unwrap();
@@ -581,6 +583,7 @@ fn live_cpu_suite_runs_on_llamacpp_and_saves_a_baseline() {
     if !engine_available() {
         return;
     }
+    let _serial = crate::support::serial();
     let dir = tempfile::tempdir().unwrap();
     let port = free_port().to_string();
     let suite = std::fs::read_to_string(

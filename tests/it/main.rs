@@ -2,9 +2,11 @@
 
 mod baselines;
 mod check;
+mod dataset;
 mod engine;
 mod faults;
 mod github;
 mod import;
+mod llamacpp;
 mod run;
 mod support;

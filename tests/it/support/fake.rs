@@ -53,9 +53,14 @@ pub fn prompts(n: usize, input: u32, output: u32) -> Vec<Prompt> {
         .collect()
 }
 
-/// Tests that measure time against a fake server run one at a time, so they do not compete for
-/// the (two) cores with each other.
+/// Tests that measure time against a fake server, and tests that run the real (CPU-hungry)
+/// llama.cpp engine, run one at a time, so they do not compete for the (two) cores.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Take the lock that keeps timing tests and real-engine tests apart; hold it for the test.
+pub fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
 
 /// A fake server on its own thread and runtime, held together with the lock that keeps timing
 /// tests apart. Keep it alive for the whole test.
@@ -72,7 +77,7 @@ impl std::ops::Deref for Fake {
 }
 
 pub fn fake(cfg: FakeConfig) -> Fake {
-    let serial = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let serial = serial();
     Fake {
         server: FakeServer::start_in_thread(cfg).expect("fake server starts"),
         _serial: serial,
