@@ -362,6 +362,8 @@ async fn the_llamacpp_preset_launches_serves_metrics_and_stops() {
     let mut s = spec(dir.path(), m.launch.command.as_deref().unwrap(), port);
     s.served_model_name = m.served_model_name.clone();
     s.start_timeout = Duration::from_secs(60);
+    // The launcher exits on SIGTERM; give it time on a loaded machine.
+    s.grace = Duration::from_secs(20);
     let mut e = Engine::spawn(s).unwrap();
     let http = reqwest::Client::new();
     let ready = e.wait_ready(&http).await;
