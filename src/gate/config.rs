@@ -32,7 +32,7 @@ pub const DEFAULT_SHOWN: [&str; 6] = [
 ];
 
 /// Default family-wise false-alarm rate of one check (Holm over all gated rows).
-pub const DEFAULT_ALPHA: f64 = 0.01;
+pub const DEFAULT_ALPHA: f64 = 0.007;
 /// Default one-sided level of the interval that must sit within δ for a `pass`.
 pub const DEFAULT_EQUIVALENCE_ALPHA: f64 = 0.05;
 /// Default weight of the noise prior, in degrees of freedom per side.
@@ -109,7 +109,7 @@ pub struct MetricGate {
 /// Lives in a baseline file's `[gate]` table or a `--gate` file.
 ///
 /// ```toml
-/// alpha = 0.01              # family-wise false-alarm rate per check (Holm)
+/// alpha = 0.007             # family-wise false-alarm rate per check (Holm)
 /// equivalence_alpha = 0.05  # one-sided level of the interval that must sit within δ to pass
 /// prior_df = 30             # weight of the noise prior, degrees of freedom per side
 /// gated = ["output_throughput", "p99_ttft_ms", "success_rate"]   # replaces the default list
