@@ -5,7 +5,9 @@
 #   2. builds perfgate,
 #   3. records a baseline of the CPU suite (suites/cpu-llamacpp.toml) on the spot, 2 runs,
 #   4. checks a fresh run of the unchanged engine against it: must pass,
-#   5. checks a deliberately slowed engine (1 parallel slot instead of 4) against it: must be caught.
+#   5. checks a deliberately slowed engine against it: must be caught. The slowed engine is the same
+#      launcher pinned to one core that a busy loop shares with it, so it gets about half the CPU it
+#      had (a CPU engine's speed is its core; fewer slots would only trade TTFT for TPOT).
 # Exits 0 only if the unchanged engine passed and the slowed one was flagged as a regression.
 # Environment: PERFGATE_QUICKSTART_DIR (default perfgate-out/quickstart), RUNS (runs per check, default 2).
 set -euo pipefail
@@ -40,10 +42,11 @@ set +e
 same=$?
 set -e
 
-# The same launcher with 1 slot instead of 4: concurrent requests now queue.
-SLOW_CMD='"$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL"'
-SLOW_CMD+=' --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 1 --threads 1 --metrics --no-prompt-cache'
-say "5/5 checking a slowed engine (--parallel 1) against it ($RUNS runs)"
+# The same launcher, sharing core 0 with a busy loop (both in the engine's process group, so both
+# are stopped with it).
+SLOW_CMD='taskset -c 0 python3 -c "while True: pass" & exec taskset -c 0 "$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL"'
+SLOW_CMD+=' --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache'
+say "5/5 checking a slowed engine (half a core) against it ($RUNS runs)"
 set +e
 "$BIN" check --baseline "$OUT/baseline.toml" --runs "$RUNS" --port "$PORT" --output-dir "$OUT/slowed" \
     --engine-cmd "$SLOW_CMD"

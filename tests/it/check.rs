@@ -270,10 +270,8 @@ fn one_scenario_twenty_percent_slower_exits_1_and_only_it_regresses() {
     assert!((thr["change_pct"].as_f64().unwrap() + 20.0).abs() < 1e-9);
 }
 
-#[test]
-fn one_percent_jitter_exits_0() {
-    let case = Case::new();
-    // Every value of every record moved by +1 % or −1 %, deterministically.
+/// Every value of every record moved by +1 % or −1 %, deterministically.
+fn jittered(recs: &[ScenarioResult]) -> Vec<ScenarioResult> {
     let mut k = 0u32;
     let mut sign = || {
         k = k.wrapping_mul(1_103_515_245).wrapping_add(12345);
@@ -283,8 +281,7 @@ fn one_percent_jitter_exits_0() {
             0.99
         }
     };
-    let cur: Vec<_> = seed_records()
-        .iter()
+    recs.iter()
         .map(|r| {
             let mut r = r.clone();
             r.output_throughput *= sign();
@@ -296,7 +293,13 @@ fn one_percent_jitter_exits_0() {
             }
             r
         })
-        .collect();
+        .collect()
+}
+
+#[test]
+fn one_percent_jitter_exits_0() {
+    let case = Case::new();
+    let cur = jittered(&seed_records());
     let res = case.results("jitter.jsonl", &cur);
     let (out, report) = case.check(&res, &[]);
     assert_eq!(
@@ -375,15 +378,12 @@ fn gate_file_overrides_and_bad_input_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:1"));
 }
 
-/// The done-when cases on the real seed baseline, when it is in the repository.
+/// The done-when cases on the committed seed baseline: same, one scenario 20 % slower, 20 %
+/// better, every value jittered by ±1 %.
 #[test]
 fn seed_baseline_done_when() {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("baselines/v0.10.1.toml");
-    let Ok(b) = Baseline::load(&path) else {
-        eprintln!("skipped: {} not present", path.display());
-        return;
-    };
-    let recs = b.to_records();
+    let recs = Baseline::load(&path).unwrap().to_records();
     assert!(recs.len() >= 24, "{} records", recs.len());
     let case = Case {
         dir: tempfile::tempdir().unwrap(),
@@ -424,4 +424,13 @@ fn seed_baseline_done_when() {
     let better: Vec<_> = recs.iter().map(|r| scaled(r, 1.25, 0.8)).collect();
     let (out, _) = case.check(&case.results("better.jsonl", &better), &[]);
     assert_eq!(out.status.code(), Some(0));
+
+    let (out, report) = case.check(&case.results("jitter.jsonl", &jittered(&recs)), &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(regressed(&report).is_empty());
 }
