@@ -32,10 +32,10 @@ pub struct ClientConfig {
     pub request_timeout: Option<Duration>,
     /// Extra JSON fields merged into every request body (e.g. `cache_prompt: false`).
     pub extra_body: serde_json::Map<String, serde_json::Value>,
-    /// Reuse connections between requests (and open them before the run). Off by default: like
-    /// vLLM's and SGLang's clients, each request gets a fresh connection, because some servers
-    /// (llama.cpp's) announce keep-alive yet close the connection after a streamed response, and a
-    /// request sent on it in that instant fails although the server never saw it.
+    /// Reuse connections between requests and open them before the run, so TCP set-up stays out
+    /// of TTFT (on by default). Turn it off for servers that announce keep-alive yet close the
+    /// connection after a streamed response (llama.cpp's): a request sent on such a connection in
+    /// that instant fails although the server never saw it.
     pub keep_alive: bool,
 }
 
@@ -49,7 +49,7 @@ impl Default for ClientConfig {
             ignore_eos: false,
             request_timeout: None,
             extra_body: serde_json::Map::new(),
-            keep_alive: false,
+            keep_alive: true,
         }
     }
 }

@@ -138,7 +138,7 @@ pub(crate) fn run_config(
             ignore_eos: args.ignore_eos.unwrap_or(random_like),
             request_timeout: args.request_timeout.map(Duration::from_secs_f64),
             extra_body: serde_json::Map::new(),
-            keep_alive: args.keep_alive,
+            keep_alive: !args.no_keep_alive,
         },
         request_rate: args.request_rate,
         burstiness: args.burstiness,

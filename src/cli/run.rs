@@ -92,10 +92,11 @@ pub struct RunArgs {
     /// Per-request timeout in seconds (default: none).
     #[arg(long)]
     pub request_timeout: Option<f64>,
-    /// Reuse connections across requests and open them before the run (TCP set-up then stays
-    /// out of TTFT). Only for servers that honour keep-alive: llama.cpp's does not.
+    /// A fresh connection per request (as vLLM's and SGLang's clients do) instead of reusing
+    /// connections opened before the run. Needed for llama.cpp's server, which announces
+    /// keep-alive but closes the connection after a streamed response.
     #[arg(long)]
-    pub keep_alive: bool,
+    pub no_keep_alive: bool,
     /// Re-tokenize every generated text and report total_output_tokens_retokenized.
     #[arg(long)]
     pub retokenize: bool,

@@ -367,11 +367,11 @@ fn decide(pending: &mut [Pending], cfg: &GateConfig) {
             let p = &mut pending[i];
             let cmp = p.cmp.expect("tested");
             let tol = p.row.tolerance_pct.unwrap_or(0.0) / 100.0;
-            let (worse_lim, better_lim) = ((-tol).ln_1p(), tol.ln_1p());
-            // Express everything as "higher is better" on the log scale.
-            let sign = match p.row.direction {
-                Direction::Higher => 1.0,
-                Direction::Lower => -1.0,
+            // Express everything as "higher is better" on the log scale. The tolerance keeps the
+            // meaning the tables show: a throughput is worse beyond −δ, a latency beyond +δ.
+            let (sign, worse_lim, better_lim) = match p.row.direction {
+                Direction::Higher => (1.0, (-tol).ln_1p(), tol.ln_1p()),
+                Direction::Lower => (-1.0, -tol.ln_1p(), -(-tol).ln_1p()),
             };
             let est = sign * cmp.diff;
             let (lo, hi) = p.interval;

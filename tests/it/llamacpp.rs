@@ -224,6 +224,8 @@ fn run(server: &Server, endpoint: &str, dir: &Path, name: &str) -> Value {
         "--result-filename",
         name,
         "--no-progress",
+        // llama.cpp closes streamed connections it announced as keep-alive.
+        "--no-keep-alive",
     ];
     let out = perfgate(&args, Duration::from_secs(180));
     let (stdout, stderr) = (

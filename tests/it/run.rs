@@ -19,9 +19,6 @@ fn ttft_and_tpot_agree_with_the_server_truth() {
     let mut cfg = config(&server.url());
     cfg.max_concurrency = Some(8);
     cfg.num_warmups = 8;
-    // Keep-alive (`--keep-alive`): connections opened before the run, so TCP set-up is not part
-    // of TTFT and the client's figures can be held to the server's own.
-    cfg.client.keep_alive = true;
     let r = block_on(
         60,
         load::run_scenario(&cfg, prompts(32, 32, 48), &NoProgress),
