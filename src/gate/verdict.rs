@@ -546,6 +546,31 @@ mod tests {
     }
 
     #[test]
+    fn a_latency_tolerance_means_plus_delta() {
+        // p99 tolerance 15 %: a p99 latency 16.5 % higher is beyond it (as the tables print it),
+        // though it is within 1/(1 − 15 %) − 1 = 17.6 %.
+        let base = suite(3);
+        let cur: Vec<_> = base
+            .iter()
+            .map(|r| {
+                if r.model == "m/a" && r.params.num_prompts == 100 {
+                    scaled(r, 1.0, 1.165)
+                } else {
+                    r.clone()
+                }
+            })
+            .collect();
+        let rep = eval(&base, &cur);
+        let row = verdict_of(&rep, "m/a", 100, "p99_ttft_ms");
+        assert_eq!(row.tolerance_pct, Some(15.0));
+        assert_eq!(row.verdict, Verdict::Regressed, "{row:?}");
+        assert_eq!(
+            verdict_of(&rep, "m/b", 100, "p99_ttft_ms").verdict,
+            Verdict::Pass
+        );
+    }
+
+    #[test]
     fn same_records_do_not_fail() {
         for runs in [1, 3] {
             let s = suite(runs);
