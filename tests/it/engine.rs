@@ -689,3 +689,87 @@ fn dry_run_of_the_seed_baselines_prints_every_launch_command_and_scenario() {
     assert_eq!(tps, ["1", "2", "2", "8", "1", "2"]);
     assert!(text.contains("--model Qwen/Qwen3-235B-A22B --tensor-parallel-size 8"));
 }
+
+#[test]
+fn ctrl_c_mid_scenario_stops_the_engine_and_keeps_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port();
+    // A ~10 s scenario (16 requests × 250 tokens at 10 ms, 4 at a time), interrupted after ~3 s.
+    let cmd = format!(
+        "exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 5 --itl-ms 10"
+    );
+    let b = live_baseline(&cmd, &[("model-a", 16, 250), ("model-b", 4, 5)]);
+    let file = dir.path().join("baseline.toml");
+    std::fs::write(&file, b).unwrap();
+    let out = dir.path().join("out");
+    let mut child = std::process::Command::new(BIN)
+        .args(["check", "--baseline"])
+        .arg(&file)
+        .arg("--output-dir")
+        .arg(&out)
+        .args([
+            "--color",
+            "never",
+            "--stop-grace",
+            "2",
+            "--warmup-requests",
+            "0",
+        ])
+        .args(["--port", &port.to_string(), "--tokenizer", &tok])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Wait until the engine answers, then a little into the scenario.
+    let t0 = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(30),
+            "the engine never listened"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGINT,
+    )
+    .unwrap();
+    let t1 = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t1.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("perfgate did not stop within 20 s of Ctrl-C");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let o = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    // The engine is gone (its port is free again) and model-b was never launched.
+    assert!(
+        std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+        "the engine still answers after Ctrl-C"
+    );
+    assert!(!out.join("logs/model-b.log").exists());
+    // What was measured and why it stopped are on disk.
+    assert!(out.join("logs/model-a.log").is_file());
+    assert!(out.join("results.jsonl").is_file());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let rows = rows_of(&report, "model-a");
+    assert!(
+        rows.iter().any(|r| r["verdict"] == "error"
+            && r["note"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("interrupted")),
+        "{rows:?}"
+    );
+}
