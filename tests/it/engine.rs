@@ -773,3 +773,62 @@ fn ctrl_c_mid_scenario_stops_the_engine_and_keeps_the_output() {
         "{rows:?}"
     );
 }
+
+#[test]
+fn rerun_inconclusive_runs_just_those_scenarios_again_and_tightens_alpha() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port().to_string();
+    // Only output throughput is gated, and the baseline's two runs are 100× apart: one new run
+    // can be shown neither within 5 % nor beyond it, so the row is inconclusive and re-run.
+    let gate = dir.path().join("gate.toml");
+    std::fs::write(&gate, "gated = [\"output_throughput\"]\n").unwrap();
+    let cmd = format!(
+        "exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 5 --itl-ms 2"
+    );
+    let b = live_baseline(&cmd, &[("model-a", 4, 8)])
+        .replace(
+            "[[models.scenarios.runs]]\nsource = \"made up\"\n",
+            "[[models.scenarios.runs]]\nsource = \"made up\"\n[[models.scenarios.runs]]\nsource = \"made up too\"\n",
+        )
+        .replace("values = [4.0]", "values = [4.0, 4.0]")
+        .replace("values = [100.0]", "values = [100.0, 10000.0]")
+        .replace("values = [20.0]", "values = [20.0, 20.0]");
+    let r = run_live(
+        dir.path(),
+        &b,
+        &[
+            "--port",
+            &port,
+            "--tokenizer",
+            &tok,
+            "--gate",
+            gate.to_str().unwrap(),
+            "--rerun",
+            "inconclusive",
+            "--max-reruns",
+            "2",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("re-run 1/2: 1 inconclusive scenario(s)"),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stderr.contains("re-run 2/2"), "{}", r.stderr);
+    assert!(r.stderr.contains("gating at alpha"), "{}", r.stderr);
+    let results = std::fs::read_to_string(dir.path().join("out/results.jsonl")).unwrap();
+    let recs = perfgate::record::parse_jsonl(&results, "results.jsonl").unwrap();
+    let mut runs: Vec<u32> = recs.iter().map(|r| r.run_index).collect();
+    runs.sort();
+    assert_eq!(runs, vec![0, 1, 2], "{results}");
+    let rows = rows_of(&r.report, "model-a");
+    let thr = rows
+        .iter()
+        .find(|row| row["metric"] == "output_throughput")
+        .unwrap();
+    assert_eq!(thr["n_current"], 3, "{thr}");
+    assert_eq!(thr["verdict"], "inconclusive", "{thr}");
+}
