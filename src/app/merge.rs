@@ -15,7 +15,7 @@ use std::path::Path;
 
 use super::Exit;
 use crate::cli::merge::MergeArgs;
-use crate::gate::{Counts, Report, Row, Side, TopVerdict, Verdict};
+use crate::gate::{count, Report, Row, Side, TopVerdict};
 
 pub(crate) fn exec(args: MergeArgs) -> anyhow::Result<Exit> {
     let mut inputs = Vec::new();
@@ -73,22 +73,6 @@ fn severity(v: TopVerdict) -> u8 {
         TopVerdict::Error => 2,
         TopVerdict::Fail => 3,
     }
-}
-
-/// Counts of the gated rows' verdicts.
-pub fn count(rows: &[Row]) -> Counts {
-    let mut c = Counts::default();
-    for r in rows.iter().filter(|r| r.gated) {
-        match r.verdict {
-            Verdict::Pass => c.pass += 1,
-            Verdict::Regressed => c.regressed += 1,
-            Verdict::Improved => c.improved += 1,
-            Verdict::Inconclusive => c.inconclusive += 1,
-            Verdict::Missing => c.missing += 1,
-            Verdict::Error => c.error += 1,
-        }
-    }
-    c
 }
 
 /// Join distinct values in first-seen order.
@@ -186,6 +170,7 @@ pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::gate::{Counts, Verdict};
     use crate::record::Direction;
 
     fn row(model: &str, metric: &str, verdict: Verdict, gated: bool) -> Row {

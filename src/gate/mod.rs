@@ -11,7 +11,7 @@ pub mod stats;
 pub mod verdict;
 
 pub use config::{GateConfig, MetricGate};
-pub use verdict::{evaluate, ScenarioError};
+pub use verdict::{count, evaluate, ScenarioError};
 
 /// The verdict of one row (model × scenario × metric).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

@@ -395,7 +395,8 @@ fn decide(pending: &mut [Pending], cfg: &GateConfig) {
     }
 }
 
-fn count(rows: &[Row]) -> Counts {
+/// Counts of the gated rows' verdicts.
+pub fn count(rows: &[Row]) -> Counts {
     let mut c = Counts::default();
     for r in rows.iter().filter(|r| r.gated) {
         match r.verdict {
