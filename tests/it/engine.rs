@@ -429,15 +429,15 @@ struct Live {
     report: serde_json::Value,
 }
 
-fn run_live(dir: &Path, baseline: &str, extra: &[&str], limit: Duration) -> Live {
+/// `perfgate check` in live mode on `baseline` (written to `dir/baseline.toml`), output in `dir/out`.
+fn live_command(dir: &Path, baseline: &str, extra: &[&str]) -> std::process::Command {
     let file = dir.join("baseline.toml");
     std::fs::write(&file, baseline).unwrap();
-    let out = dir.join("out");
     let mut cmd = std::process::Command::new(BIN);
     cmd.args(["check", "--baseline"])
         .arg(&file)
         .arg("--output-dir")
-        .arg(&out)
+        .arg(dir.join("out"))
         .args([
             "--color",
             "never",
@@ -450,8 +450,13 @@ fn run_live(dir: &Path, baseline: &str, extra: &[&str], limit: Duration) -> Live
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
+    cmd
+}
+
+fn run_live(dir: &Path, baseline: &str, extra: &[&str], limit: Duration) -> Live {
+    let out = dir.join("out");
     let t0 = Instant::now();
-    let mut child = cmd.spawn().unwrap();
+    let mut child = live_command(dir, baseline, extra).spawn().unwrap();
     // Never hang: kill perfgate if it overruns.
     loop {
         if child.try_wait().unwrap().is_some() {
@@ -700,26 +705,9 @@ fn ctrl_c_mid_scenario_stops_the_engine_and_keeps_the_output() {
         "exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 5 --itl-ms 10"
     );
     let b = live_baseline(&cmd, &[("model-a", 16, 250), ("model-b", 4, 5)]);
-    let file = dir.path().join("baseline.toml");
-    std::fs::write(&file, b).unwrap();
     let out = dir.path().join("out");
-    let mut child = std::process::Command::new(BIN)
-        .args(["check", "--baseline"])
-        .arg(&file)
-        .arg("--output-dir")
-        .arg(&out)
-        .args([
-            "--color",
-            "never",
-            "--stop-grace",
-            "2",
-            "--warmup-requests",
-            "0",
-        ])
-        .args(["--port", &port.to_string(), "--tokenizer", &tok])
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+    let port_s = port.to_string();
+    let mut child = live_command(dir.path(), &b, &["--port", &port_s, "--tokenizer", &tok])
         .spawn()
         .unwrap();
     // Wait until the engine answers, then a little into the scenario.
