@@ -230,7 +230,8 @@ pub fn record(
         .clone()
         .or_else(|| get("engine_version").and_then(as_text));
 
-    const USED: [&str; 34] = [
+    // Identity and extra keys read above; the outcome metrics are `record::OUTCOME_METRICS`.
+    const USED: [&str; 21] = [
         "date",
         "backend",
         "model",
@@ -247,20 +248,7 @@ pub fn record(
         "range_convention",
         "sharegpt_output_len",
         "seed",
-        "completed",
-        "failed",
-        "duration",
-        "total_input_tokens",
-        "total_output_tokens",
-        "total_output_tokens_retokenized",
-        "request_throughput",
-        "request_goodput",
-        "input_throughput",
-        "output_throughput",
-        "total_token_throughput",
         "total_throughput",
-        "max_output_tokens_per_s",
-        "max_concurrent_requests",
         "concurrency",
         "engine",
         "engine_version",
@@ -277,6 +265,7 @@ pub fn record(
                 r.stats.insert(stat, as_f64(v, k, path, line)?);
             }
         } else if !USED.contains(&k.as_str())
+            && !crate::record::OUTCOME_METRICS.contains(&k.as_str())
             && !SKIPPED_KEYS.contains(&k.as_str())
             && k != "ramp_up_end_rps"
         {
