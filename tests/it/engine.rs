@@ -12,13 +12,7 @@ use nix::unistd::Pid;
 use perfgate::engine::{metrics, Engine, EngineError, EngineSpec};
 use perfgate::suite::StopMethod;
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
+use crate::support::{free_port, wait_with_limit};
 
 fn spec(dir: &Path, command: &str, port: u16) -> EngineSpec {
     EngineSpec {
@@ -456,24 +450,9 @@ fn live_command(dir: &Path, baseline: &str, extra: &[&str]) -> std::process::Com
 fn run_live(dir: &Path, baseline: &str, extra: &[&str], limit: Duration) -> Live {
     let out = dir.join("out");
     let t0 = Instant::now();
-    let mut child = live_command(dir, baseline, extra).spawn().unwrap();
-    // Never hang: kill perfgate if it overruns.
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if t0.elapsed() > limit {
-            let _ = child.kill();
-            let o = child.wait_with_output().unwrap();
-            panic!(
-                "perfgate check did not finish within {limit:?}\nstderr:\n{}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let child = live_command(dir, baseline, extra).spawn().unwrap();
+    let o = wait_with_limit(child, limit, "perfgate check");
     let took = t0.elapsed();
-    let o = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&o.stderr).into_owned();
     let report = std::fs::read_to_string(out.join("report.json"))
         .ok()
@@ -707,7 +686,7 @@ fn ctrl_c_mid_scenario_stops_the_engine_and_keeps_the_output() {
     let b = live_baseline(&cmd, &[("model-a", 16, 250), ("model-b", 4, 5)]);
     let out = dir.path().join("out");
     let port_s = port.to_string();
-    let mut child = live_command(dir.path(), &b, &["--port", &port_s, "--tokenizer", &tok])
+    let child = live_command(dir.path(), &b, &["--port", &port_s, "--tokenizer", &tok])
         .spawn()
         .unwrap();
     // Wait until the engine answers, then a little into the scenario.
@@ -725,18 +704,12 @@ fn ctrl_c_mid_scenario_stops_the_engine_and_keeps_the_output() {
         nix::sys::signal::Signal::SIGINT,
     )
     .unwrap();
-    let t1 = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if t1.elapsed() > Duration::from_secs(20) {
-            let _ = child.kill();
-            panic!("perfgate did not stop within 20 s of Ctrl-C");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let o = child.wait_with_output().unwrap();
+    let o = wait_with_limit(
+        child,
+        Duration::from_secs(20),
+        "perfgate check after Ctrl-C",
+    );
+    let status = o.status;
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert_eq!(status.code(), Some(3), "{stderr}");
     assert!(stderr.contains("interrupted"), "{stderr}");

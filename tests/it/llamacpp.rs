@@ -4,13 +4,15 @@
 //! scripts/test.sh); skipped without it unless PERFGATE_REQUIRE_ENGINE=1, then it fails.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+use crate::support::{free_port, wait_with_limit};
 
 /// The launcher, its Python and the model, from the environment scripts/test.sh sets up.
 struct Install {
@@ -51,14 +53,6 @@ fn install() -> Option<Install> {
 }
 
 /// A port nobody listens on right now (bound to 127.0.0.1:0, then released).
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 /// The running engine; its whole process group is stopped on drop, even when a test panics.
 struct Server {
     child: Child,
@@ -155,26 +149,14 @@ fn http_get(port: u16, path: &str) -> Option<(u16, String)> {
 
 /// Run the built binary with a hard time limit; never hangs the test.
 fn perfgate(args: &[&str], limit: Duration) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_perfgate"))
+    let child = Command::new(env!("CARGO_BIN_EXE_perfgate"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let t0 = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if t0.elapsed() > limit {
-            let _ = child.kill();
-            let out = child.wait_with_output().unwrap();
-            panic!(
-                "perfgate {args:?} did not finish within {limit:?}\nstderr:\n{}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    child.wait_with_output().unwrap()
+    wait_with_limit(child, limit, &format!("perfgate {args:?}"))
 }
 
 const PROMPTS: usize = 6;

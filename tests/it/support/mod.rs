@@ -6,3 +6,33 @@ pub mod fake;
 pub mod github;
 
 pub use fake::*;
+
+use std::process::{Child, Output};
+use std::time::{Duration, Instant};
+
+/// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Wait for `child` with a hard limit: past it the child is killed and the test fails with its
+/// stderr, so a test never hangs. `what` names the child in that message.
+pub fn wait_with_limit(mut child: Child, limit: Duration, what: &str) -> Output {
+    let t0 = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > limit {
+            let _ = child.kill();
+            let out = child.wait_with_output().unwrap();
+            panic!(
+                "{what} did not finish within {limit:?}\nstderr:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.wait_with_output().unwrap()
+}
