@@ -29,6 +29,17 @@ pub enum Preset {
     Custom,
 }
 
+/// Whether the engine's HTTP server keeps streamed connections open as it announces. llama.cpp's
+/// does not: it closes the connection after a streamed response, so a client that reuses it fails
+/// requests the server never saw. Keyed by the engine (the server software), not by the preset
+/// (the launch method), so that `--engine-cmd` or `--base-url` do not change it.
+pub fn honours_keep_alive(engine: &str) -> bool {
+    !matches!(
+        engine.trim().to_ascii_lowercase().as_str(),
+        "llama.cpp" | "llamacpp" | "llama-cpp"
+    )
+}
+
 /// Every preset, in the order the docs list them.
 pub const PRESETS: [Preset; 7] = [
     Preset::VllmDocker,
@@ -715,6 +726,14 @@ pub fn run_order(n: usize, run_index: u32) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn llama_cpp_does_not_honour_keep_alive() {
+        assert!(!honours_keep_alive("llama.cpp"));
+        assert!(!honours_keep_alive("LlamaCpp"));
+        assert!(honours_keep_alive("vllm"));
+        assert!(honours_keep_alive("custom"));
+    }
 
     fn seeds_like(preset: &str, engine: &str, version: &str, image: Option<&str>) -> Baseline {
         let image_line = image.map_or(String::new(), |i| format!("image = \"{i}\"\n"));

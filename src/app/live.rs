@@ -626,8 +626,7 @@ async fn run_one(
     let mut cfg = RunConfig::new(base, &mp.served_model_name);
     cfg.client.ignore_eos = true;
     cfg.client.request_timeout = s.request_timeout;
-    // llama.cpp's server closes streamed connections it announced as keep-alive.
-    cfg.client.keep_alive = plan.engine != "llama.cpp";
+    cfg.client.keep_alive = crate::suite::honours_keep_alive(&plan.engine);
     cfg.request_rate = sp.params.request_rate;
     cfg.burstiness = sp.params.burstiness.unwrap_or(1.0);
     cfg.max_concurrency = sp.params.max_concurrency.map(|c| c as usize);
