@@ -15,7 +15,8 @@ use serde::{Deserialize, Deserializer};
 
 use crate::dataset::Prompt;
 use crate::metrics::{Failure, FailureKind, RequestRecord};
-use crate::sse;
+use crate::{h1, sse};
+use tokio::io::AsyncWriteExt;
 
 /// How to talk to the server.
 #[derive(Debug, Clone)]
@@ -81,40 +82,53 @@ pub enum ClientError {
 }
 
 /// A streaming client for one endpoint. Cheap to share behind an `Arc`.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Client {
-    http: reqwest::Client,
-    url: reqwest::Url,
+    target: h1::Target,
+    pool: h1::Pool,
     cfg: ClientConfig,
     chat: bool,
+    /// `Authorization` header value from `OPENAI_API_KEY` (as vLLM's benchmark does). Never printed.
+    authorization: Option<String>,
 }
 
 const MAX_MESSAGE: usize = 300;
 /// How long the body may take to end after `[DONE]`.
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
+/// How long the body of an error response may take.
+const ERROR_BODY_GRACE: Duration = Duration::from_secs(2);
+/// How much of an error response's body is kept for the message.
+const ERROR_BODY_MAX: usize = 4096;
+/// Size of the per-thread read buffer. Every read of every connection goes through it, so the
+/// memory does not grow with concurrency; a read takes whatever the socket holds, up to this.
+const READ_BUF: usize = 64 * 1024;
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0; READ_BUF]);
+}
 
 impl Client {
     pub fn new(cfg: ClientConfig) -> Result<Self, ClientError> {
         let url_s = cfg.url();
-        let url = reqwest::Url::parse(&url_s).map_err(|e| ClientError::Url {
+        let target = h1::Target::parse(&url_s).map_err(|message| ClientError::Url {
             url: url_s.clone(),
-            message: e.to_string(),
+            message,
         })?;
-        let mut http = reqwest::Client::builder().no_proxy().tcp_nodelay(true);
-        if !cfg.keep_alive {
-            // See `ClientConfig::keep_alive`: a fresh connection per request.
-            http = http.pool_max_idle_per_host(0);
-        }
-        let http = http
-            .connect_timeout(cfg.request_timeout.unwrap_or(Duration::from_secs(30)))
-            .build()
-            .map_err(|e| ClientError::Build(e.to_string()))?;
+        let pool = h1::Pool::new(
+            target.addr,
+            cfg.request_timeout.unwrap_or(Duration::from_secs(30)),
+        );
+        let authorization = std::env::var("OPENAI_API_KEY")
+            .ok()
+            .filter(|k| !k.trim().is_empty())
+            .map(|k| format!("Bearer {}", k.trim()));
         let chat = cfg.is_chat();
         Ok(Client {
-            http,
-            url,
+            target,
+            pool,
             cfg,
             chat,
+            authorization,
         })
     }
 
@@ -150,29 +164,21 @@ impl Client {
         serde_json::to_vec(&m).expect("a JSON map serializes")
     }
 
-    /// Open up to `n` keep-alive connections before a run, with concurrent `GET /v1/models`
-    /// requests whose answers are read and dropped, so connection set-up is not part of the first
-    /// requests' TTFT (servers are measured as clients that keep their connections see them).
-    /// Failures are ignored: the measured requests will report them.
+    /// Open up to `n` keep-alive connections before a run, so connection set-up is not part of
+    /// the first requests' TTFT (servers are measured as clients that keep their connections see
+    /// them). Failures are ignored: the measured requests will report them.
     pub async fn preconnect(&self, n: usize) {
-        let mut url = self.url.clone();
-        url.set_path("/v1/models");
-        url.set_query(None);
-        let one = |url: reqwest::Url| async move {
-            let fut = async {
-                if let Ok(mut resp) = self.http.get(url).send().await {
-                    while let Ok(Some(_)) = resp.chunk().await {}
-                }
-            };
-            let _ = tokio::time::timeout(Duration::from_secs(10), fut).await;
-        };
-        futures_util::future::join_all((0..n).map(|_| one(url.clone()))).await;
+        let want = n.saturating_sub(self.pool.idle());
+        let opened = futures_util::future::join_all((0..want).map(|_| self.pool.connect())).await;
+        for s in opened.into_iter().flatten() {
+            self.pool.checkin(s);
+        }
     }
 
     /// Send one request and measure it. `t0` is the start of the run (all times in the record are
-    /// offsets from it); `scheduled` is when the request was due (`None`: now, i.e. latencies
-    /// count from the send). Never panics, never returns early without a record: failures are
-    /// recorded in [`RequestRecord::failure`].
+    /// offsets from it); `scheduled` is when the request was due (`None`: when it is sent, i.e.
+    /// latencies count from the send). Never panics, never returns early without a record:
+    /// failures are recorded in [`RequestRecord::failure`].
     pub async fn send(
         &self,
         index: u32,
@@ -191,12 +197,20 @@ impl Client {
         let sent = Instant::now();
         rec.sent = sent.saturating_duration_since(t0);
         rec.scheduled = scheduled.map_or(rec.sent, |s| s.saturating_duration_since(t0));
-        let deadline = self
-            .cfg
-            .request_timeout
-            .map(|d| tokio::time::Instant::from_std(sent + d));
-        let failure = self.exchange(body, t0, deadline, &mut rec).await;
-        if let Err(f) = failure {
+        let result = match self.cfg.request_timeout {
+            None => self.exchange(body, t0, &mut rec).await,
+            Some(d) => {
+                let deadline = tokio::time::Instant::from_std(sent + d);
+                match tokio::time::timeout_at(deadline, self.exchange(body, t0, &mut rec)).await {
+                    Ok(r) => r,
+                    Err(_) => Err(fail(
+                        FailureKind::Timeout,
+                        "no complete response within --request-timeout".into(),
+                    )),
+                }
+            }
+        };
+        if let Err(f) = result {
             rec.failure = Some(f);
             rec.end = Instant::now().saturating_duration_since(t0);
         }
@@ -207,35 +221,35 @@ impl Client {
         &self,
         body: Vec<u8>,
         t0: Instant,
-        deadline: Option<tokio::time::Instant>,
         rec: &mut RequestRecord,
     ) -> Result<(), Failure> {
-        let req = self
-            .http
-            .post(self.url.clone())
-            .header(http::header::CONTENT_TYPE, "application/json")
-            .header(http::header::ACCEPT, "text/event-stream")
-            .body(body)
-            .send();
-        let mut resp = within(deadline, req)
-            .await?
-            .map_err(|e| fail(classify(&e, FailureKind::Connection), chain(&e)))?;
-        let status = resp.status();
-        if !status.is_success() {
-            let mut text = Vec::new();
-            // Read a bounded part of the error body; its failure does not matter.
-            while text.len() < 4096 {
-                match within(deadline, resp.chunk()).await {
-                    Ok(Ok(Some(c))) => text.extend_from_slice(&c),
-                    _ => break,
-                }
-            }
-            let body = String::from_utf8_lossy(&text);
-            return Err(fail(
-                FailureKind::Http(status.as_u16()),
-                format!("HTTP {}: {}", status.as_u16(), body.trim()),
-            ));
+        let keep_alive = self.cfg.keep_alive;
+        let connect_err = |e: std::io::Error| {
+            fail(
+                FailureKind::Connection,
+                format!("cannot connect to {}: {e}", self.target.addr),
+            )
+        };
+        let mut conn = if keep_alive {
+            self.pool.checkout().await
+        } else {
+            self.pool.connect().await
         }
+        .map_err(connect_err)?;
+        let req = h1::request(
+            &self.target,
+            &body,
+            keep_alive,
+            self.authorization.as_deref(),
+        );
+        drop(body);
+        conn.write_all(&req).await.map_err(|e| {
+            fail(
+                FailureKind::Connection,
+                format!("sending the request to {}: {e}", self.target.addr),
+            )
+        })?;
+        drop(req);
 
         let mut st = StreamState {
             rec,
@@ -246,32 +260,123 @@ impl Client {
             chat: self.chat,
         };
         let mut dec = sse::Decoder::new();
+        let mut head_buf: Vec<u8> = Vec::new();
+        let mut head: Option<h1::Head> = None;
+        let mut body = h1::Body::new(h1::Framing::Close);
+        let mut error_body: Vec<u8> = Vec::new();
+        let mut drain_until: Option<tokio::time::Instant> = None;
         loop {
-            let next = if st.done {
-                // After [DONE], give the body a moment to end so the connection can be reused;
-                // a server that keeps it open does not hold the request.
-                match tokio::time::timeout(DRAIN_GRACE, resp.chunk()).await {
-                    Ok(Ok(Some(_))) => continue,
-                    _ => break,
-                }
-            } else {
-                within(deadline, resp.chunk()).await
+            // Wait for bytes. After `[DONE]` (or for an error body) only briefly: a server that
+            // keeps the body open does not hold the request, the connection is just not reused.
+            let ready = match drain_until {
+                None => Ok(conn.readable().await),
+                Some(d) => tokio::time::timeout_at(d, conn.readable()).await,
             };
-            let now = Instant::now();
-            match next {
-                Err(f) => return Err(f),
-                Ok(Err(e)) => {
-                    return Err(fail(classify(&e, FailureKind::ConnectionReset), chain(&e)))
+            match ready {
+                Err(_) => break, // grace over
+                Ok(Err(_)) if drain_until.is_some() => break,
+                Ok(Err(e)) => return Err(st.broken(head.is_some(), &e.to_string())),
+                Ok(Ok(())) => {}
+            }
+            let draining = drain_until.is_some();
+            let step = SCRATCH.with(|scratch| -> Result<Step, Failure> {
+                let mut buf = scratch.borrow_mut();
+                let n = match conn.try_read(&mut buf[..]) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(Step::More),
+                    Err(_) if draining => return Ok(Step::Eof),
+                    Err(e) => return Err(st.broken(head.is_some(), &e.to_string())),
+                };
+                let now = Instant::now();
+                if n == 0 {
+                    return Ok(Step::Eof);
                 }
-                Ok(Ok(Some(bytes))) => dec.feed(&bytes, |ev| st.event(ev, now)),
-                Ok(Ok(None)) => {
-                    dec.finish(|ev| st.event(ev, now));
+                let mut input = &buf[..n];
+                if head.is_none() {
+                    head_buf.extend_from_slice(input);
+                    let Some((h, len)) =
+                        h1::parse_head(&head_buf).map_err(|m| fail(FailureKind::Connection, m))?
+                    else {
+                        return Ok(Step::More);
+                    };
+                    body = h1::Body::new(h.framing);
+                    let rest = head_buf.len() - len;
+                    input = &buf[n - rest..n];
+                    head = Some(h);
+                    head_buf = Vec::new();
+                }
+                let status = head.as_ref().map_or(0, |h| h.status);
+                let framing = if (200..300).contains(&status) {
+                    body.feed(input, |b| dec.feed(b, |ev| st.event(ev, now)))
+                } else {
+                    body.feed(input, |b| {
+                        let room = ERROR_BODY_MAX.saturating_sub(error_body.len());
+                        error_body.extend_from_slice(&b[..b.len().min(room)]);
+                    })
+                };
+                framing.map_err(|m| {
+                    fail(
+                        FailureKind::ConnectionReset,
+                        format!("invalid response body: {m}"),
+                    )
+                })?;
+                if let Some(f) = st.failure.take() {
+                    return Err(f);
+                }
+                Ok(if body.done() { Step::End } else { Step::More })
+            })?;
+            match step {
+                Step::More => {}
+                Step::End => break,
+                Step::Eof => {
+                    if head.is_none() {
+                        return Err(fail(
+                            FailureKind::Connection,
+                            "the server closed the connection before answering".into(),
+                        ));
+                    }
+                    let status = head.as_ref().map_or(0, |h| h.status);
+                    if !body.eof() && !st.done && (200..300).contains(&status) {
+                        return Err(
+                            st.broken(true, "the connection closed before the response ended")
+                        );
+                    }
+                    body = h1::Body::new(h1::Framing::Length(0)); // ended: not reusable below
+                    if let Some(h) = head.as_mut() {
+                        h.close = true;
+                    }
                     break;
                 }
             }
-            if let Some(f) = st.failure.take() {
-                return Err(f);
+            let status = head.as_ref().map_or(0, |h| h.status);
+            if drain_until.is_none() && (st.done || !(200..300).contains(&status)) && head.is_some()
+            {
+                let grace = if st.done {
+                    DRAIN_GRACE
+                } else {
+                    ERROR_BODY_GRACE
+                };
+                drain_until = Some(tokio::time::Instant::now() + grace);
             }
+        }
+        let Some(head) = head else {
+            return Err(fail(
+                FailureKind::Connection,
+                "no response from the server".into(),
+            ));
+        };
+        if keep_alive && !head.close && body.done() && !body.extra {
+            self.pool.checkin(conn);
+        }
+        if !(200..300).contains(&head.status) {
+            let text = String::from_utf8_lossy(&error_body);
+            return Err(fail(
+                FailureKind::Http(head.status),
+                format!("HTTP {}: {}", head.status, text.trim()),
+            ));
+        }
+        if !st.done {
+            dec.finish(|ev| st.event(ev, Instant::now()));
         }
         if let Some(f) = st.failure.take() {
             return Err(f);
@@ -289,20 +394,11 @@ impl Client {
     }
 }
 
-/// Run `fut` until `deadline` (if any); a missed deadline is a timeout failure.
-async fn within<F: std::future::Future>(
-    deadline: Option<tokio::time::Instant>,
-    fut: F,
-) -> Result<F::Output, Failure> {
-    match deadline {
-        None => Ok(fut.await),
-        Some(d) => tokio::time::timeout_at(d, fut).await.map_err(|_| {
-            fail(
-                FailureKind::Timeout,
-                "no complete response within --request-timeout".into(),
-            )
-        }),
-    }
+/// What one read left the exchange with.
+enum Step {
+    More,
+    End,
+    Eof,
 }
 
 fn fail(kind: FailureKind, mut message: String) -> Failure {
@@ -317,31 +413,6 @@ fn fail(kind: FailureKind, mut message: String) -> Failure {
     Failure { kind, message }
 }
 
-fn classify(e: &reqwest::Error, otherwise: FailureKind) -> FailureKind {
-    if e.is_timeout() {
-        FailureKind::Timeout
-    } else if e.is_connect() {
-        FailureKind::Connection
-    } else {
-        otherwise
-    }
-}
-
-/// An error and its sources, one line.
-fn chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(c) = src {
-        let m = c.to_string();
-        if !s.contains(&m) {
-            s.push_str(": ");
-            s.push_str(&m);
-        }
-        src = c.source();
-    }
-    s
-}
-
 struct StreamState<'r> {
     rec: &'r mut RequestRecord,
     t0: Instant,
@@ -352,6 +423,16 @@ struct StreamState<'r> {
 }
 
 impl StreamState<'_> {
+    /// The connection failed: before the response head a connection error, after it a reset.
+    fn broken(&self, streaming: bool, msg: &str) -> Failure {
+        let kind = if streaming {
+            FailureKind::ConnectionReset
+        } else {
+            FailureKind::Connection
+        };
+        fail(kind, msg.to_string())
+    }
+
     fn event(&mut self, ev: sse::Event<'_>, now: Instant) {
         if self.failure.is_some() || self.done {
             return;
@@ -649,6 +730,7 @@ mod tests {
         assert_eq!(v["stream"], true);
         assert_eq!(v["stream_options"]["include_usage"], true);
         assert_eq!(v["ignore_eos"], true);
-        assert_eq!(c.url.as_str(), "http://127.0.0.1:8000/v1/chat/completions");
+        assert_eq!(c.target.path, "/v1/chat/completions");
+        assert_eq!(c.target.host, "127.0.0.1:8000");
     }
 }

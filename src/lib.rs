@@ -14,6 +14,7 @@ pub mod engine;
 pub mod fakeserver;
 pub mod gate;
 pub mod github;
+pub mod h1;
 pub mod import;
 pub mod load;
 pub mod metrics;

@@ -23,7 +23,7 @@ use crate::record::{RequestRate, ScenarioParams, ScenarioResult};
 use crate::tokenizer::Tokenize;
 
 /// At most this many connections are opened before a run (see [`Client::preconnect`]).
-const MAX_PRECONNECT: usize = 256;
+const MAX_PRECONNECT: usize = 4096;
 
 /// Everything needed to run one scenario against a server.
 #[derive(Clone)]
@@ -187,6 +187,7 @@ pub async fn run(
     };
 
     let n = prompts.len();
+    raise_open_files_limit(cfg.max_concurrency.unwrap_or(n).min(n));
     if cfg.client.keep_alive {
         client
             .preconnect(cfg.max_concurrency.unwrap_or(n).min(n).min(MAX_PRECONNECT))
@@ -224,23 +225,50 @@ pub async fn run(
         }
     };
 
-    let collector = async {
-        let mut acc = Accumulator::new(cfg.metrics.clone());
-        while let Some(rec) = rx.recv().await {
-            let retok = match &cfg.tokenizer {
-                Some(tok) if rec.ok() && (cfg.retokenize || rec.usage_output_tokens.is_none()) => {
-                    tok.encode(&rec.text).ok().map(|ids| ids.len() as u32)
+    // Folding a record (histograms, and re-tokenizing its text when the server sent no usage or
+    // with --retokenize) runs on a thread of its own, so the thread that reads the sockets and
+    // takes the timestamps does nothing else.
+    let (fold_tx, fold_rx) = std::sync::mpsc::channel::<RequestRecord>();
+    let (acc_tx, acc_rx) = tokio::sync::oneshot::channel::<Accumulator>();
+    let folder = {
+        let metrics = cfg.metrics.clone();
+        let tokenizer = cfg.tokenizer.clone();
+        let retokenize = cfg.retokenize;
+        std::thread::Builder::new()
+            .name("perfgate-fold".into())
+            .spawn(move || {
+                let mut acc = Accumulator::new(metrics);
+                for rec in fold_rx {
+                    let retok = match &tokenizer {
+                        Some(tok)
+                            if rec.ok() && (retokenize || rec.usage_output_tokens.is_none()) =>
+                        {
+                            tok.encode(&rec.text).ok().map(|ids| ids.len() as u32)
+                        }
+                        _ => None,
+                    };
+                    acc.add(&rec, retok);
                 }
-                _ => None,
-            };
-            acc.add(&rec, retok);
+                let _ = acc_tx.send(acc);
+            })
+            .map_err(|e| LoadError::Config(format!("cannot start the folding thread: {e}")))?
+    };
+    let collector = async {
+        let mut elapsed = Duration::ZERO;
+        while let Some(rec) = rx.recv().await {
+            elapsed = t0.elapsed();
             progress.request_done(rec.ok());
+            let _ = fold_tx.send(rec);
         }
-        (acc, t0.elapsed())
+        drop(fold_tx);
+        let acc = acc_rx.await;
+        (acc, elapsed)
     };
 
     let ((), (acc, elapsed)) = tokio::join!(scheduler, collector);
     progress.finish();
+    let _ = folder.join();
+    let acc = acc.map_err(|_| LoadError::Config("the folding thread failed".into()))?;
 
     if acc.completed() == 0 {
         let summary = acc
@@ -273,6 +301,19 @@ pub async fn run(
         detailed,
         warmup_failed,
     })
+}
+
+/// Make room for `connections` sockets: raise the soft limit on open files towards the hard
+/// limit when it is lower than that plus a margin (CI runners often start at 1,024). A failure
+/// is left for the requests to report as connection errors.
+fn raise_open_files_limit(connections: usize) {
+    use nix::sys::resource::{getrlimit, setrlimit, Resource};
+    let want = connections as u64 + 256;
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE) {
+        if soft < want {
+            let _ = setrlimit(Resource::RLIMIT_NOFILE, want.min(hard), hard);
+        }
+    }
 }
 
 /// Send `count` warmup requests (cycling through the prompts), at most `max_concurrency` at a

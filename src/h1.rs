@@ -1,0 +1,602 @@
+//! The HTTP/1.1 under the measuring client: plain-text HTTP to one server, one request per
+//! connection at a time, connections kept in a pool.
+//!
+//! Why not a general HTTP client here: in a load test the client's own cost per streamed token
+//! is part of what it measures. A general client hands every body chunk from a connection task to
+//! the request task through a channel (two task wake-ups per chunk) and keeps a read buffer per
+//! connection. Here the request's own task reads the socket into a per-thread scratch buffer and
+//! decodes the chunked framing and the events in place, so a chunk costs one wake-up, one `read`
+//! and one timestamp taken the moment the bytes are in. Everything that is not the hot path
+//! (engine health checks, `/metrics`, GitHub, the server tokenizer) still uses `reqwest`.
+//!
+//! The parts: [`Target`] (the parsed URL, resolved once), [`Pool`] (idle keep-alive connections,
+//! checked for a server-side close before reuse), [`Head`] (the parsed response head) and
+//! [`Body`] (chunked, length-delimited or close-delimited body framing).
+
+use std::io;
+use std::mem::MaybeUninit;
+use std::net::{SocketAddr, ToSocketAddrs};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use tokio::net::TcpStream;
+
+/// Where the requests go: an `http://` URL, resolved once when the client is built.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub addr: SocketAddr,
+    /// The `Host` header (`host[:port]` as written in the URL).
+    pub host: String,
+    /// Path and query of the request line.
+    pub path: String,
+}
+
+impl Target {
+    pub fn parse(url: &str) -> Result<Target, String> {
+        let u = reqwest::Url::parse(url).map_err(|e| e.to_string())?;
+        match u.scheme() {
+            "http" => {}
+            "https" => {
+                return Err("the measuring client speaks plain http:// only (engines under test \
+                     serve plain HTTP; put TLS in front of perfgate, not between it and the engine)"
+                    .into())
+            }
+            other => return Err(format!("unsupported scheme `{other}`")),
+        }
+        let host = u.host_str().ok_or("the URL has no host")?.to_string();
+        let port = u.port_or_known_default().unwrap_or(80);
+        let addr = (host.trim_start_matches('[').trim_end_matches(']'), port)
+            .to_socket_addrs()
+            .map_err(|e| format!("cannot resolve `{host}`: {e}"))?
+            .next()
+            .ok_or_else(|| format!("`{host}` resolves to no address"))?;
+        let host_header = match u.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => host,
+        };
+        let mut path = u.path().to_string();
+        if let Some(q) = u.query() {
+            path.push('?');
+            path.push_str(q);
+        }
+        Ok(Target {
+            addr,
+            host: host_header,
+            path,
+        })
+    }
+}
+
+/// Idle keep-alive connections to one [`Target`], most recently used first.
+#[derive(Debug)]
+pub struct Pool {
+    addr: SocketAddr,
+    idle: Mutex<Vec<TcpStream>>,
+    connect_timeout: Duration,
+}
+
+impl Pool {
+    pub fn new(addr: SocketAddr, connect_timeout: Duration) -> Pool {
+        Pool {
+            addr,
+            idle: Mutex::new(Vec::new()),
+            connect_timeout,
+        }
+    }
+
+    /// An idle connection the server has not closed, or a new one.
+    pub async fn checkout(&self) -> io::Result<TcpStream> {
+        while let Some(s) = self.pop() {
+            if still_open(&s) {
+                return Ok(s);
+            }
+        }
+        self.connect().await
+    }
+
+    fn pop(&self) -> Option<TcpStream> {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()
+    }
+
+    /// Give back a connection whose response was read to its end.
+    pub fn checkin(&self, s: TcpStream) {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(s);
+    }
+
+    /// Idle connections held now.
+    pub fn idle(&self) -> usize {
+        self.idle.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
+    pub async fn connect(&self) -> io::Result<TcpStream> {
+        let s = tokio::time::timeout(self.connect_timeout, TcpStream::connect(self.addr))
+            .await
+            .map_err(|_| {
+                io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    format!("connect timed out after {:?}", self.connect_timeout),
+                )
+            })??;
+        s.set_nodelay(true)?;
+        Ok(s)
+    }
+}
+
+/// Whether an idle connection can take a request: no end-of-stream and no stray bytes waiting.
+/// A server may close an idle keep-alive connection at any time (uvicorn after 5 s); sending on
+/// it would fail a request the server never saw.
+fn still_open(s: &TcpStream) -> bool {
+    let mut b = [MaybeUninit::<u8>::uninit(); 1];
+    match socket2::SockRef::from(s).peek(&mut b) {
+        Err(e) => e.kind() == io::ErrorKind::WouldBlock,
+        Ok(_) => false, // 0: closed; 1: bytes nobody asked for
+    }
+}
+
+/// The request bytes: head and body in one buffer, written with one call.
+pub fn request(
+    target: &Target,
+    body: &[u8],
+    keep_alive: bool,
+    authorization: Option<&str>,
+) -> Vec<u8> {
+    let mut r = Vec::with_capacity(body.len() + 256);
+    r.extend_from_slice(b"POST ");
+    r.extend_from_slice(target.path.as_bytes());
+    r.extend_from_slice(b" HTTP/1.1\r\nHost: ");
+    r.extend_from_slice(target.host.as_bytes());
+    r.extend_from_slice(
+        b"\r\nContent-Type: application/json\r\nAccept: text/event-stream\r\nUser-Agent: perfgate/",
+    );
+    r.extend_from_slice(env!("CARGO_PKG_VERSION").as_bytes());
+    if let Some(a) = authorization {
+        r.extend_from_slice(b"\r\nAuthorization: ");
+        r.extend_from_slice(a.as_bytes());
+    }
+    if !keep_alive {
+        r.extend_from_slice(b"\r\nConnection: close");
+    }
+    r.extend_from_slice(b"\r\nContent-Length: ");
+    r.extend_from_slice(body.len().to_string().as_bytes());
+    r.extend_from_slice(b"\r\n\r\n");
+    r.extend_from_slice(body);
+    r
+}
+
+/// The most a response head may take (status line and headers).
+pub const MAX_HEAD: usize = 64 * 1024;
+
+/// A parsed response head.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Head {
+    pub status: u16,
+    /// The server will close the connection after this response.
+    pub close: bool,
+    pub framing: Framing,
+}
+
+/// How the body's end is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    Chunked,
+    Length(u64),
+    /// Until the server closes the connection.
+    Close,
+}
+
+/// Find the end of a response head in `buf`: `Ok(Some((head, head_len)))` once it is complete.
+/// Interim 1xx responses are skipped (their length is included in `head_len`).
+pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, String> {
+    let mut start = 0;
+    loop {
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut resp = httparse::Response::new(&mut headers);
+        let n = match resp.parse(&buf[start..]) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => {
+                if buf.len() - start > MAX_HEAD {
+                    return Err(format!("response head longer than {MAX_HEAD} bytes"));
+                }
+                return Ok(None);
+            }
+            Err(e) => {
+                let shown = String::from_utf8_lossy(&buf[start..buf.len().min(start + 80)]);
+                return Err(format!("invalid HTTP response ({e}): {shown:?}"));
+            }
+        };
+        let status = resp.code.unwrap_or(0);
+        if (100..200).contains(&status) && status != 101 {
+            start += n;
+            continue;
+        }
+        let mut close = resp.version == Some(0);
+        let mut chunked = false;
+        let mut length = None;
+        for h in resp.headers.iter() {
+            let v = std::str::from_utf8(h.value).unwrap_or("").trim();
+            if h.name.eq_ignore_ascii_case("transfer-encoding") {
+                chunked = v
+                    .rsplit(',')
+                    .next()
+                    .is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked"));
+            } else if h.name.eq_ignore_ascii_case("content-length") {
+                let l: u64 = v
+                    .parse()
+                    .map_err(|_| format!("invalid Content-Length `{v}`"))?;
+                if length.is_some_and(|prev| prev != l) {
+                    return Err("conflicting Content-Length headers".into());
+                }
+                length = Some(l);
+            } else if h.name.eq_ignore_ascii_case("connection") {
+                for tok in v.split(',') {
+                    let tok = tok.trim();
+                    if tok.eq_ignore_ascii_case("close") {
+                        close = true;
+                    } else if tok.eq_ignore_ascii_case("keep-alive") && resp.version == Some(0) {
+                        close = false;
+                    }
+                }
+            }
+        }
+        let framing = if chunked {
+            Framing::Chunked
+        } else if let Some(l) = length {
+            Framing::Length(l)
+        } else if status == 204 || status == 304 {
+            Framing::Length(0)
+        } else {
+            close = true;
+            Framing::Close
+        };
+        return Ok(Some((
+            Head {
+                status,
+                close,
+                framing,
+            },
+            start + n,
+        )));
+    }
+}
+
+/// Decodes a response body's framing incrementally: feed it what the socket gives, get the body
+/// bytes back as slices of the input (no copy).
+#[derive(Debug, Clone)]
+pub struct Body {
+    framing: Framing,
+    state: Chunk,
+    /// Bytes left in the current chunk, or of a length-delimited body.
+    left: u64,
+    digits: u8,
+    /// Bytes arrived after the end of the body (the connection cannot be reused).
+    pub extra: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chunk {
+    Size,
+    /// After the size: an extension up to the end of the line.
+    Ext,
+    SizeLf,
+    Data,
+    DataCr,
+    DataLf,
+    /// At the start of a trailer line (after the last chunk).
+    Trailer,
+    TrailerLine,
+    TrailerLf,
+    Done,
+}
+
+impl Body {
+    pub fn new(framing: Framing) -> Body {
+        let left = match framing {
+            Framing::Length(l) => l,
+            _ => 0,
+        };
+        Body {
+            framing,
+            state: Chunk::Size,
+            left,
+            digits: 0,
+            extra: false,
+        }
+    }
+
+    /// The body is complete (for close-delimited bodies: never, until [`Body::eof`]).
+    pub fn done(&self) -> bool {
+        match self.framing {
+            Framing::Chunked => self.state == Chunk::Done,
+            Framing::Length(_) => self.left == 0,
+            Framing::Close => false,
+        }
+    }
+
+    /// The connection ended: was the body complete?
+    pub fn eof(&self) -> bool {
+        self.framing == Framing::Close || self.done()
+    }
+
+    /// Decode `input`, passing each run of body bytes to `out`.
+    pub fn feed<'a>(
+        &mut self,
+        input: &'a [u8],
+        mut out: impl FnMut(&'a [u8]),
+    ) -> Result<(), String> {
+        match self.framing {
+            Framing::Close => {
+                if !input.is_empty() {
+                    out(input);
+                }
+                Ok(())
+            }
+            Framing::Length(_) => {
+                let take = (self.left.min(input.len() as u64)) as usize;
+                if take > 0 {
+                    out(&input[..take]);
+                }
+                self.left -= take as u64;
+                if take < input.len() {
+                    self.extra = true;
+                }
+                Ok(())
+            }
+            Framing::Chunked => self.chunked(input, &mut out),
+        }
+    }
+
+    fn chunked<'a>(
+        &mut self,
+        input: &'a [u8],
+        out: &mut impl FnMut(&'a [u8]),
+    ) -> Result<(), String> {
+        let mut i = 0;
+        while i < input.len() {
+            let b = input[i];
+            match self.state {
+                Chunk::Size => {
+                    let d = match b {
+                        b'0'..=b'9' => Some(b - b'0'),
+                        b'a'..=b'f' => Some(b - b'a' + 10),
+                        b'A'..=b'F' => Some(b - b'A' + 10),
+                        _ => None,
+                    };
+                    match (d, b) {
+                        (Some(d), _) => {
+                            if self.digits >= 15 {
+                                return Err("chunk size too large".into());
+                            }
+                            self.left = self.left * 16 + u64::from(d);
+                            self.digits += 1;
+                        }
+                        (None, b';' | b' ' | b'\t') if self.digits > 0 => self.state = Chunk::Ext,
+                        (None, b'\r') if self.digits > 0 => self.state = Chunk::SizeLf,
+                        (None, b'\n') if self.digits > 0 => self.size_line_done(),
+                        _ => return Err(format!("invalid chunk size byte {:?}", b as char)),
+                    }
+                    i += 1;
+                }
+                Chunk::Ext => match memchr::memchr(b'\n', &input[i..]) {
+                    Some(p) => {
+                        i += p + 1;
+                        self.size_line_done();
+                    }
+                    None => i = input.len(),
+                },
+                Chunk::SizeLf => {
+                    if b != b'\n' {
+                        return Err("chunk size line not ended by CRLF".into());
+                    }
+                    i += 1;
+                    self.size_line_done();
+                }
+                Chunk::Data => {
+                    let take = (self.left.min((input.len() - i) as u64)) as usize;
+                    out(&input[i..i + take]);
+                    i += take;
+                    self.left -= take as u64;
+                    if self.left == 0 {
+                        self.state = Chunk::DataCr;
+                    }
+                }
+                Chunk::DataCr => {
+                    match b {
+                        b'\r' => self.state = Chunk::DataLf,
+                        b'\n' => self.state = Chunk::Size,
+                        _ => return Err("chunk data not followed by CRLF".into()),
+                    }
+                    i += 1;
+                }
+                Chunk::DataLf => {
+                    if b != b'\n' {
+                        return Err("chunk data not followed by CRLF".into());
+                    }
+                    self.state = Chunk::Size;
+                    i += 1;
+                }
+                Chunk::Trailer => {
+                    self.state = match b {
+                        b'\r' => Chunk::TrailerLf,
+                        b'\n' => Chunk::Done,
+                        _ => Chunk::TrailerLine,
+                    };
+                    i += 1;
+                }
+                Chunk::TrailerLine => match memchr::memchr(b'\n', &input[i..]) {
+                    Some(p) => {
+                        i += p + 1;
+                        self.state = Chunk::Trailer;
+                    }
+                    None => i = input.len(),
+                },
+                Chunk::TrailerLf => {
+                    if b != b'\n' {
+                        return Err("body trailer not ended by CRLF".into());
+                    }
+                    self.state = Chunk::Done;
+                    i += 1;
+                }
+                Chunk::Done => {
+                    self.extra = true;
+                    return Ok(());
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn size_line_done(&mut self) {
+        self.digits = 0;
+        self.state = if self.left == 0 {
+            Chunk::Trailer
+        } else {
+            Chunk::Data
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn decode_all(framing: Framing, parts: &[&[u8]]) -> Result<(Vec<u8>, Body), String> {
+        let mut b = Body::new(framing);
+        let mut out = Vec::new();
+        for p in parts {
+            b.feed(p, |s| out.extend_from_slice(s))?;
+        }
+        Ok((out, b))
+    }
+
+    fn chunked(pieces: &[&[u8]]) -> Vec<u8> {
+        let mut v = Vec::new();
+        for p in pieces {
+            v.extend_from_slice(format!("{:x}\r\n", p.len()).as_bytes());
+            v.extend_from_slice(p);
+            v.extend_from_slice(b"\r\n");
+        }
+        v.extend_from_slice(b"0\r\n\r\n");
+        v
+    }
+
+    #[test]
+    fn chunked_body_with_extensions_and_trailers() {
+        let wire = b"5;name=x\r\nhello\r\n1\r\n \r\nA\r\n0123456789\r\n0\r\nX-Trailer: 1\r\n\r\n";
+        let (out, b) = decode_all(Framing::Chunked, &[wire]).unwrap();
+        assert_eq!(out, b"hello 0123456789");
+        assert!(b.done() && !b.extra);
+    }
+
+    #[test]
+    fn chunked_body_is_not_done_until_the_last_chunk() {
+        let (out, b) = decode_all(Framing::Chunked, &[b"3\r\nabc\r\n"]).unwrap();
+        assert_eq!(out, b"abc");
+        assert!(!b.done() && !b.eof());
+        let (_, b) = decode_all(Framing::Chunked, &[b"3\r\nabc\r\n0\r\n"]).unwrap();
+        assert!(
+            !b.done(),
+            "the empty line after the last chunk is still missing"
+        );
+    }
+
+    #[test]
+    fn bad_chunk_framing_is_an_error() {
+        for wire in [
+            &b"zz\r\n"[..],
+            b"\r\n",
+            b"3\r\nabcX",
+            b"3\rX",
+            b"fffffffffffffffff\r\n",
+        ] {
+            assert!(decode_all(Framing::Chunked, &[wire]).is_err(), "{wire:?}");
+        }
+    }
+
+    #[test]
+    fn bytes_after_the_body_are_flagged() {
+        let (out, b) = decode_all(Framing::Chunked, &[b"1\r\na\r\n0\r\n\r\nHTTP/1.1"]).unwrap();
+        assert_eq!(out, b"a");
+        assert!(b.done() && b.extra);
+        let (out, b) = decode_all(Framing::Length(3), &[b"ab", b"cd"]).unwrap();
+        assert_eq!(out, b"abc");
+        assert!(b.done() && b.extra);
+    }
+
+    #[test]
+    fn close_delimited_body_ends_at_eof() {
+        let (out, b) = decode_all(Framing::Close, &[b"ab", b"c"]).unwrap();
+        assert_eq!(out, b"abc");
+        assert!(!b.done() && b.eof());
+    }
+
+    #[test]
+    fn heads_give_status_framing_and_close() {
+        let (h, n) = parse_head(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nrest")
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (h.status, h.close, h.framing, n),
+            (200, false, Framing::Chunked, 47)
+        );
+        let (h, _) =
+            parse_head(b"HTTP/1.1 500 Err\r\ncontent-length: 12\r\nConnection: close\r\n\r\n")
+                .unwrap()
+                .unwrap();
+        assert_eq!(
+            (h.status, h.close, h.framing),
+            (500, true, Framing::Length(12))
+        );
+        let (h, _) = parse_head(b"HTTP/1.0 200 OK\r\n\r\n").unwrap().unwrap();
+        assert_eq!((h.close, h.framing), (true, Framing::Close));
+        let (h, n) = parse_head(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No\r\n\r\n")
+            .unwrap()
+            .unwrap();
+        assert_eq!((h.status, h.framing, n), (204, Framing::Length(0), 44));
+        assert_eq!(
+            parse_head(b"HTTP/1.1 200 OK\r\nTransfer-Enc").unwrap(),
+            None
+        );
+        assert!(parse_head(b"SSH-2.0-OpenSSH\r\n\r\n").is_err());
+        assert!(parse_head(b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n").is_err());
+    }
+
+    #[test]
+    fn request_bytes() {
+        let t = Target::parse("http://127.0.0.1:8000/v1/completions?x=1").unwrap();
+        assert_eq!(t.host, "127.0.0.1:8000");
+        assert_eq!(t.path, "/v1/completions?x=1");
+        let r = request(&t, b"{}", false, Some("Bearer k"));
+        let s = String::from_utf8(r).unwrap();
+        assert!(s.starts_with("POST /v1/completions?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n"));
+        assert!(s.contains("\r\nConnection: close\r\n"));
+        assert!(s.contains("\r\nAuthorization: Bearer k\r\n"));
+        assert!(s.ends_with("\r\nContent-Length: 2\r\n\r\n{}"));
+        assert!(Target::parse("https://127.0.0.1/")
+            .unwrap_err()
+            .contains("http://"));
+    }
+
+    proptest! {
+        /// Any split of a chunked body into reads gives the same bytes and the same end.
+        #[test]
+        fn chunked_decoding_does_not_depend_on_read_boundaries(
+            pieces in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 1..40), 0..8),
+            cuts in proptest::collection::vec(0usize..400, 0..12),
+        ) {
+            let refs: Vec<&[u8]> = pieces.iter().map(|p| p.as_slice()).collect();
+            let wire = chunked(&refs);
+            let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c % (wire.len() + 1)).collect();
+            cuts.sort_unstable();
+            let mut parts = Vec::new();
+            let mut prev = 0;
+            for c in cuts.into_iter().chain([wire.len()]) {
+                parts.push(&wire[prev..c]);
+                prev = c;
+            }
+            let (out, b) = decode_all(Framing::Chunked, &parts).unwrap();
+            prop_assert_eq!(out, pieces.concat());
+            prop_assert!(b.done() && !b.extra);
+        }
+    }
+}
