@@ -10,3 +10,4 @@ mod import;
 mod llamacpp;
 mod run;
 mod support;
+mod wire;
