@@ -2,20 +2,16 @@
 //! back into a [`RequestRecord`] — send time, first-token time, every text chunk's gap, usage,
 //! finish reason, or the failure and its kind. No retries, ever: every failure is data.
 //!
-//! Timestamps are taken once per body chunk, right after its bytes are read; every SSE event in
-//! that chunk shares it. Events are parsed with borrowed serde structs, so a chunk costs one
-//! timestamp, one small JSON parse and an append of its text.
+//! Timestamps are taken once per read from the socket, right after its bytes are in; every SSE
+//! event in that read shares it. The HTTP/1.1 framing ([`crate::h1`]), the event framing
+//! ([`crate::sse`]) and the JSON of each event ([`crate::chunk`]) are decoded in place, so an event
+//! costs a scan of its bytes and an append of its text.
 
-use std::borrow::Cow;
-use std::fmt;
 use std::time::{Duration, Instant};
-
-use serde::de::{IgnoredAny, SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer};
 
 use crate::dataset::Prompt;
 use crate::metrics::{Failure, FailureKind, RequestRecord};
-use crate::{h1, sse};
+use crate::{chunk, h1, sse};
 use tokio::io::AsyncWriteExt;
 
 /// How to talk to the server.
@@ -456,8 +452,12 @@ impl StreamState<'_> {
         if data.is_empty() {
             return;
         }
-        let chunk: StreamChunk<'_> = match serde_json::from_slice(data) {
-            Ok(c) => c,
+        let fields = match chunk::parse(data) {
+            Ok(chunk::Parsed::Fields(f)) => f,
+            Ok(chunk::Parsed::Error(msg)) => {
+                self.failure = Some(fail(FailureKind::ErrorEvent, msg));
+                return;
+            }
             Err(e) => {
                 let shown = String::from_utf8_lossy(&data[..data.len().min(120)]);
                 self.failure = Some(fail(
@@ -467,24 +467,15 @@ impl StreamState<'_> {
                 return;
             }
         };
-        if let Some(err) = chunk.error {
-            self.failure = Some(fail(FailureKind::ErrorEvent, error_message(&err)));
-            return;
-        }
-        if chunk.object.as_deref() == Some("error") {
-            let msg = chunk.message.as_deref().unwrap_or("error object in stream");
-            self.failure = Some(fail(FailureKind::ErrorEvent, msg.to_string()));
-            return;
-        }
-        if let Some(u) = chunk.usage {
-            if u.completion_tokens.is_some() {
-                self.rec.usage_output_tokens = u.completion_tokens;
+        if let Some((completion, prompt)) = fields.usage {
+            if completion.is_some() {
+                self.rec.usage_output_tokens = completion;
             }
-            if u.prompt_tokens.is_some() {
-                self.rec.usage_prompt_tokens = u.prompt_tokens;
+            if prompt.is_some() {
+                self.rec.usage_prompt_tokens = prompt;
             }
         }
-        let Some(choice) = chunk.choices.0 else {
+        let Some(choice) = fields.choice else {
             return;
         };
         if let Some(fr) = choice.finish_reason {
@@ -492,8 +483,9 @@ impl StreamState<'_> {
         }
         let text = if self.chat {
             choice
-                .delta
-                .and_then(|d| d.content.filter(|c| !c.is_empty()).or(d.reasoning_content))
+                .content
+                .filter(|c| !c.is_empty())
+                .or(choice.reasoning_content)
         } else {
             choice.text
         };
@@ -529,92 +521,6 @@ fn trim_ascii(mut b: &[u8]) -> &[u8] {
         }
     }
     b
-}
-
-fn error_message(v: &serde_json::Value) -> String {
-    match v {
-        serde_json::Value::String(s) => s.clone(),
-        serde_json::Value::Object(o) => o
-            .get("message")
-            .and_then(|m| m.as_str())
-            .map(str::to_string)
-            .unwrap_or_else(|| v.to_string()),
-        other => other.to_string(),
-    }
-}
-
-#[derive(Deserialize)]
-struct StreamChunk<'a> {
-    #[serde(default, borrow)]
-    choices: FirstOnly<Choice<'a>>,
-    #[serde(default)]
-    usage: Option<Usage>,
-    #[serde(default)]
-    error: Option<serde_json::Value>,
-    #[serde(default, borrow)]
-    object: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    message: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct Choice<'a> {
-    #[serde(default, borrow)]
-    text: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    delta: Option<Delta<'a>>,
-    #[serde(default, borrow)]
-    finish_reason: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct Delta<'a> {
-    #[serde(default, borrow)]
-    content: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    reasoning_content: Option<Cow<'a, str>>,
-}
-
-#[derive(Deserialize)]
-struct Usage {
-    #[serde(default)]
-    completion_tokens: Option<u32>,
-    #[serde(default)]
-    prompt_tokens: Option<u32>,
-}
-
-/// The first element of a JSON array (or nothing for `null`/`[]`), skipping the rest without
-/// allocating a vector.
-struct FirstOnly<T>(Option<T>);
-
-impl<T> Default for FirstOnly<T> {
-    fn default() -> Self {
-        FirstOnly(None)
-    }
-}
-
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for FirstOnly<T> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<T>(std::marker::PhantomData<T>);
-        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
-            type Value = FirstOnly<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("an array of choices")
-            }
-            fn visit_unit<E>(self) -> Result<Self::Value, E> {
-                Ok(FirstOnly(None))
-            }
-            fn visit_none<E>(self) -> Result<Self::Value, E> {
-                Ok(FirstOnly(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let first = seq.next_element::<T>()?;
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(FirstOnly(first))
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod baseline;
+pub mod chunk;
 pub mod cli;
 pub mod client;
 pub mod dataset;

@@ -92,7 +92,9 @@ fn read_request(conn: &mut TcpStream) -> bool {
 }
 
 fn event(text: &str) -> String {
-    format!("data: {{\"choices\":[{{\"index\":0,\"text\":\"{text}\",\"finish_reason\":null}}]}}\n\n")
+    format!(
+        "data: {{\"choices\":[{{\"index\":0,\"text\":\"{text}\",\"finish_reason\":null}}]}}\n\n"
+    )
 }
 
 /// Three tokens, usage, `[DONE]`.
@@ -101,7 +103,9 @@ fn sse_body() -> String {
     for t in ["a", "b", "c"] {
         s.push_str(&event(t));
     }
-    s.push_str("data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":3}}\n\n");
+    s.push_str(
+        "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":2,\"completion_tokens\":3}}\n\n",
+    );
     s.push_str("data: [DONE]\n\n");
     s
 }
@@ -177,7 +181,11 @@ fn chunked_body_split_everywhere_and_connection_reused() {
     });
     let recs = send_seq(server.port, true, 3, Duration::ZERO);
     recs.iter().for_each(assert_complete);
-    assert_eq!(server.accepted.load(Ordering::SeqCst), 1, "one kept-alive connection");
+    assert_eq!(
+        server.accepted.load(Ordering::SeqCst),
+        1,
+        "one kept-alive connection"
+    );
     assert_eq!(server.requests.load(Ordering::SeqCst), 3);
 }
 
@@ -197,7 +205,10 @@ fn content_length_and_close_delimited_bodies() {
 
     // HTTP/1.0 style: no length, the body ends when the server closes.
     let until_close = serve(Script {
-        pieces: vec![b"HTTP/1.0 200 OK\r\n\r\n".to_vec(), body.as_bytes().to_vec()],
+        pieces: vec![
+            b"HTTP/1.0 200 OK\r\n\r\n".to_vec(),
+            body.as_bytes().to_vec(),
+        ],
         close_after: Some(Duration::ZERO),
     });
     let recs = send_seq(until_close.port, true, 2, Duration::ZERO);
@@ -258,7 +269,10 @@ fn error_statuses_keep_their_body_and_garbage_is_a_connection_error() {
         pieces: chunked(&[b"{\"error\":", b"\"model overloaded\"}"])
             .into_iter()
             .fold(
-                vec![b"HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n".to_vec()],
+                vec![
+                    b"HTTP/1.1 503 Service Unavailable\r\nTransfer-Encoding: chunked\r\n\r\n"
+                        .to_vec(),
+                ],
                 |mut v, c| {
                     v.push(c);
                     v
@@ -305,5 +319,8 @@ fn a_body_that_stops_mid_chunk_is_a_reset_and_the_token_times_are_kept() {
     let r = &send_seq(server.port, true, 1, Duration::ZERO)[0];
     let f = r.failure.as_ref().expect("failed");
     assert_eq!(f.kind.key(), "connection_reset");
-    assert!(r.first_token.is_some(), "the first event arrived before the cut");
+    assert!(
+        r.first_token.is_some(),
+        "the first event arrived before the cut"
+    );
 }

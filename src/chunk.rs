@@ -1,0 +1,835 @@
+//! The fields perfgate needs from one OpenAI streaming chunk (`choices[0].text`,
+//! `choices[0].delta.content` / `reasoning_content`, `choices[0].finish_reason`, `usage`), read
+//! by a single pass over the bytes that builds nothing else.
+//!
+//! A general JSON parser spends most of a load client's CPU per token: a 200-byte vLLM chunk
+//! takes serde_json several hundred nanoseconds, most of it for fields nobody reads (`id`,
+//! `model`, `created`, `logprobs`). [`fast`] walks the same bytes once, checking the JSON grammar
+//! as it goes, and keeps borrowed slices of the few fields that matter.
+//!
+//! It only ever answers for the plain case. Anything else — an `error` member, `"object":
+//! "error"`, duplicate keys, a field of an unexpected type, a usage count that is not a plain
+//! integer, nesting deeper than [`MAX_DEPTH`], or bytes that are not JSON — gives `None`, and the
+//! caller parses the event with serde, whose answer (including its error message) then stands.
+//! Tests check on generated and corrupted chunks that whenever [`fast`] answers, serde gives
+//! the same fields, and that it never accepts what serde rejects.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{IgnoredAny, SeqAccess, Visitor};
+use serde::{Deserialize, Deserializer};
+
+/// Nesting the fast path follows before it hands over to serde.
+pub const MAX_DEPTH: usize = 64;
+
+/// What one chunk says.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Fields<'a> {
+    /// The first choice, when `choices` is a non-empty array.
+    pub choice: Option<Choice<'a>>,
+    /// `usage`, when present and not null: (completion_tokens, prompt_tokens).
+    pub usage: Option<(Option<u32>, Option<u32>)>,
+}
+
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Choice<'a> {
+    pub text: Option<Cow<'a, str>>,
+    pub content: Option<Cow<'a, str>>,
+    pub reasoning_content: Option<Cow<'a, str>>,
+    pub finish_reason: Option<Cow<'a, str>>,
+}
+
+/// The fields of a plain chunk, or `None`: "parse this one with serde".
+pub fn fast(data: &[u8]) -> Option<Fields<'_>> {
+    let mut p = Scan { b: data, i: 0 };
+    let f = p.chunk()?;
+    p.ws();
+    (p.i == data.len()).then_some(f)
+}
+
+/// What a data event says: its fields, or an in-band error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Parsed<'a> {
+    Fields(Fields<'a>),
+    /// An `error` member or `"object": "error"`: the message.
+    Error(String),
+}
+
+/// Parse one data event: the fast path when it answers, else serde (whose error stands).
+pub fn parse(data: &[u8]) -> Result<Parsed<'_>, serde_json::Error> {
+    match fast(data) {
+        Some(f) => Ok(Parsed::Fields(f)),
+        None => parse_serde(data),
+    }
+}
+
+/// The reference parse with serde_json: every shape the fast path leaves alone.
+pub fn parse_serde(data: &[u8]) -> Result<Parsed<'_>, serde_json::Error> {
+    let c: StreamChunk<'_> = serde_json::from_slice(data)?;
+    if let Some(err) = c.error {
+        return Ok(Parsed::Error(error_message(&err)));
+    }
+    if c.object.as_deref() == Some("error") {
+        let msg = c.message.as_deref().unwrap_or("error object in stream");
+        return Ok(Parsed::Error(msg.to_string()));
+    }
+    Ok(Parsed::Fields(Fields {
+        choice: c.choices.0.map(|ch| {
+            let (content, reasoning_content) = match ch.delta {
+                Some(d) => (d.content, d.reasoning_content),
+                None => (None, None),
+            };
+            Choice {
+                text: ch.text,
+                content,
+                reasoning_content,
+                finish_reason: ch.finish_reason,
+            }
+        }),
+        usage: c.usage.map(|u| (u.completion_tokens, u.prompt_tokens)),
+    }))
+}
+
+struct Scan<'a> {
+    b: &'a [u8],
+    i: usize,
+}
+
+impl<'a> Scan<'a> {
+    fn ws(&mut self) {
+        while let Some(&c) = self.b.get(self.i) {
+            if matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                self.i += 1;
+            } else {
+                break;
+            }
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.ws();
+        self.b.get(self.i).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.peek()? == c).then(|| self.i += 1)
+    }
+
+    /// A string token: its raw bytes between the quotes and whether it holds escapes.
+    fn raw_string(&mut self) -> Option<(&'a [u8], bool)> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let mut escaped = false;
+        let mut ascii = true;
+        loop {
+            let c = *self.b.get(self.i)?;
+            match c {
+                b'"' => break,
+                b'\\' => {
+                    escaped = true;
+                    let e = *self.b.get(self.i + 1)?;
+                    match e {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
+                        b'u' => {
+                            let hex = self.b.get(self.i + 2..self.i + 6)?;
+                            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                                return None;
+                            }
+                            self.i += 6;
+                        }
+                        _ => return None,
+                    }
+                }
+                0..=0x1f => return None,
+                0x80.. => {
+                    ascii = false;
+                    self.i += 1;
+                }
+                _ => self.i += 1,
+            }
+        }
+        let raw = &self.b[start..self.i];
+        self.i += 1;
+        if !ascii {
+            std::str::from_utf8(raw).ok()?;
+        }
+        Some((raw, escaped))
+    }
+
+    fn string(&mut self) -> Option<Cow<'a, str>> {
+        let (raw, escaped) = self.raw_string()?;
+        if escaped {
+            unescape(raw).map(Cow::Owned)
+        } else {
+            // Checked above (ASCII or valid UTF-8).
+            std::str::from_utf8(raw).ok().map(Cow::Borrowed)
+        }
+    }
+
+    /// `null` or a string.
+    fn opt_string(&mut self) -> Option<Option<Cow<'a, str>>> {
+        if self.peek()? == b'n' {
+            self.literal(b"null")?;
+            Some(None)
+        } else {
+            self.string().map(Some)
+        }
+    }
+
+    /// `null` or a plain non-negative integer that fits a u32.
+    fn opt_u32(&mut self) -> Option<Option<u32>> {
+        match self.peek()? {
+            b'n' => {
+                self.literal(b"null")?;
+                Some(None)
+            }
+            b'0'..=b'9' => {
+                let start = self.i;
+                while self.b.get(self.i).is_some_and(u8::is_ascii_digit) {
+                    self.i += 1;
+                }
+                let digits = &self.b[start..self.i];
+                if digits.len() > 1 && digits[0] == b'0' {
+                    return None;
+                }
+                if matches!(self.b.get(self.i), Some(b'.' | b'e' | b'E')) {
+                    return None; // serde refuses a float for a u32: let it say so
+                }
+                std::str::from_utf8(digits).ok()?.parse().ok().map(Some)
+            }
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.ws();
+        (self.b.get(self.i..self.i + word.len())? == word).then(|| self.i += word.len())
+    }
+
+    fn number(&mut self) -> Option<()> {
+        self.ws();
+        let digits = |s: &mut Self| {
+            let start = s.i;
+            while s.b.get(s.i).is_some_and(u8::is_ascii_digit) {
+                s.i += 1;
+            }
+            s.i - start
+        };
+        if self.b.get(self.i) == Some(&b'-') {
+            self.i += 1;
+        }
+        let start = self.i;
+        let n = digits(self);
+        if n == 0 || (n > 1 && self.b[start] == b'0') {
+            return None;
+        }
+        if self.b.get(self.i) == Some(&b'.') {
+            self.i += 1;
+            if digits(self) == 0 {
+                return None;
+            }
+        }
+        if matches!(self.b.get(self.i), Some(b'e' | b'E')) {
+            self.i += 1;
+            if matches!(self.b.get(self.i), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            if digits(self) == 0 {
+                return None;
+            }
+        }
+        Some(())
+    }
+
+    /// Skip any JSON value, checking its grammar.
+    fn skip(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match self.peek()? {
+            b'"' => self.raw_string().map(drop),
+            b'{' => {
+                self.i += 1;
+                if self.peek()? == b'}' {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    self.raw_string()?;
+                    self.eat(b':')?;
+                    self.skip(depth + 1)?;
+                    match self.peek()? {
+                        b',' => self.i += 1,
+                        b'}' => {
+                            self.i += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                if self.peek()? == b']' {
+                    self.i += 1;
+                    return Some(());
+                }
+                loop {
+                    self.skip(depth + 1)?;
+                    match self.peek()? {
+                        b',' => self.i += 1,
+                        b']' => {
+                            self.i += 1;
+                            return Some(());
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    /// The members of an object, each handed to `member` with its (unescaped) key; `member`
+    /// reads the value. Duplicate keys are left to serde (it refuses some, keeps others).
+    fn object(
+        &mut self,
+        keys: &[&[u8]],
+        mut member: impl FnMut(&mut Self, Option<usize>) -> Option<()>,
+    ) -> Option<()> {
+        self.eat(b'{')?;
+        let mut seen = 0u64;
+        if self.peek()? == b'}' {
+            self.i += 1;
+            return Some(());
+        }
+        loop {
+            let (key, escaped) = self.raw_string()?;
+            if escaped {
+                return None; // an escaped key might spell a field name: serde decides
+            }
+            self.eat(b':')?;
+            let idx = keys.iter().position(|k| *k == key);
+            if let Some(k) = idx {
+                if seen & (1 << k) != 0 {
+                    return None;
+                }
+                seen |= 1 << k;
+            }
+            member(self, idx)?;
+            match self.peek()? {
+                b',' => self.i += 1,
+                b'}' => {
+                    self.i += 1;
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn chunk(&mut self) -> Option<Fields<'a>> {
+        let mut f = Fields::default();
+        const KEYS: &[&[u8]] = &[b"choices", b"usage", b"error", b"object", b"message"];
+        self.object(KEYS, |s, k| match k {
+            Some(0) => {
+                f.choice = s.choices()?;
+                Some(())
+            }
+            Some(1) => {
+                f.usage = s.usage()?;
+                Some(())
+            }
+            Some(2) => s.literal(b"null"), // an error member: serde's path reports it
+            Some(3) => match s.opt_string()? {
+                Some(o) if o == "error" => None,
+                _ => Some(()),
+            },
+            Some(4) => s.opt_string().map(drop),
+            _ => s.skip(1),
+        })?;
+        Some(f)
+    }
+
+    /// `null`, or an array whose first element is a choice object (the rest is skipped).
+    fn choices(&mut self) -> Option<Option<Choice<'a>>> {
+        match self.peek()? {
+            b'n' => {
+                self.literal(b"null")?;
+                Some(None)
+            }
+            b'[' => {
+                self.i += 1;
+                if self.peek()? == b']' {
+                    self.i += 1;
+                    return Some(None);
+                }
+                let first = self.choice()?;
+                loop {
+                    match self.peek()? {
+                        b',' => {
+                            self.i += 1;
+                            self.skip(2)?;
+                        }
+                        b']' => {
+                            self.i += 1;
+                            return Some(Some(first));
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn choice(&mut self) -> Option<Choice<'a>> {
+        let mut c = Choice::default();
+        const KEYS: &[&[u8]] = &[b"text", b"delta", b"finish_reason"];
+        self.object(KEYS, |s, k| match k {
+            Some(0) => {
+                c.text = s.opt_string()?;
+                Some(())
+            }
+            Some(1) => {
+                if s.peek()? == b'n' {
+                    return s.literal(b"null");
+                }
+                const DKEYS: &[&[u8]] = &[b"content", b"reasoning_content"];
+                s.object(DKEYS, |s, k| match k {
+                    Some(0) => {
+                        c.content = s.opt_string()?;
+                        Some(())
+                    }
+                    Some(1) => {
+                        c.reasoning_content = s.opt_string()?;
+                        Some(())
+                    }
+                    _ => s.skip(3),
+                })
+            }
+            Some(2) => {
+                c.finish_reason = s.opt_string()?;
+                Some(())
+            }
+            _ => s.skip(2),
+        })?;
+        Some(c)
+    }
+
+    /// `null` or an object with the token counts.
+    fn usage(&mut self) -> Option<Option<(Option<u32>, Option<u32>)>> {
+        if self.peek()? == b'n' {
+            self.literal(b"null")?;
+            return Some(None);
+        }
+        let (mut completion, mut prompt) = (None, None);
+        const KEYS: &[&[u8]] = &[b"completion_tokens", b"prompt_tokens"];
+        self.object(KEYS, |s, k| match k {
+            Some(0) => {
+                completion = s.opt_u32()?;
+                Some(())
+            }
+            Some(1) => {
+                prompt = s.opt_u32()?;
+                Some(())
+            }
+            _ => s.skip(2),
+        })?;
+        Some(Some((completion, prompt)))
+    }
+}
+
+/// Decode the escapes of a JSON string body (already checked by the scanner).
+fn unescape(raw: &[u8]) -> Option<String> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = *raw.get(i + 1)?;
+        i += 2;
+        let simple = match e {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 8,
+            b'f' => 12,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let hex = |at: usize| -> Option<u32> {
+                    u32::from_str_radix(std::str::from_utf8(raw.get(at..at + 4)?).ok()?, 16).ok()
+                };
+                let hi = hex(i)?;
+                i += 4;
+                let cp = if (0xD800..0xDC00).contains(&hi) {
+                    // A high surrogate must be followed by an escaped low one.
+                    if raw.get(i..i + 2)? != b"\\u" {
+                        return None;
+                    }
+                    let lo = hex(i + 2)?;
+                    if !(0xDC00..0xE000).contains(&lo) {
+                        return None;
+                    }
+                    i += 6;
+                    0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                } else if (0xDC00..0xE000).contains(&hi) {
+                    return None;
+                } else {
+                    hi
+                };
+                let ch = char::from_u32(cp)?;
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                continue;
+            }
+            _ => return None,
+        };
+        out.push(simple);
+    }
+    String::from_utf8(out).ok()
+}
+
+fn error_message(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Object(o) => o
+            .get("message")
+            .and_then(|m| m.as_str())
+            .map(str::to_string)
+            .unwrap_or_else(|| v.to_string()),
+        other => other.to_string(),
+    }
+}
+
+#[derive(Deserialize)]
+struct StreamChunk<'a> {
+    #[serde(default, borrow)]
+    choices: FirstOnly<SerdeChoice<'a>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+    #[serde(default, borrow)]
+    object: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    message: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct SerdeChoice<'a> {
+    #[serde(default, borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    delta: Option<Delta<'a>>,
+    #[serde(default, borrow)]
+    finish_reason: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Delta<'a> {
+    #[serde(default, borrow)]
+    content: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    completion_tokens: Option<u32>,
+    #[serde(default)]
+    prompt_tokens: Option<u32>,
+}
+
+/// The first element of a JSON array (or nothing for `null`/`[]`), skipping the rest without
+/// allocating a vector.
+struct FirstOnly<T>(Option<T>);
+
+impl<T> Default for FirstOnly<T> {
+    fn default() -> Self {
+        FirstOnly(None)
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for FirstOnly<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = FirstOnly<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an array of choices")
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(FirstOnly(None))
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(FirstOnly(None))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let first = seq.next_element::<T>()?;
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(FirstOnly(first))
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_vllm_and_chat_chunks() {
+        let f = fast(br#"{"id":"cmpl-1","object":"text_completion","created":1700000000,"model":"m","choices":[{"index":0,"text":" the","logprobs":null,"finish_reason":null,"stop_reason":null}],"usage":null}"#).unwrap();
+        let c = f.choice.unwrap();
+        assert_eq!(c.text.as_deref(), Some(" the"));
+        assert!(matches!(c.text, Some(Cow::Borrowed(_))));
+        assert_eq!((c.finish_reason, f.usage), (None, None));
+
+        let f = fast(br#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"Hi\n\"x\" \u00e9\ud83d\ude00"},"finish_reason":"stop"}],"usage":{"prompt_tokens":4,"total_tokens":9,"completion_tokens":5}}"#).unwrap();
+        let c = f.choice.unwrap();
+        assert_eq!(c.content.as_deref(), Some("Hi\n\"x\" é😀"));
+        assert_eq!(c.finish_reason.as_deref(), Some("stop"));
+        assert_eq!(f.usage, Some((Some(5), Some(4))));
+
+        let f = fast(br#" { "choices" : [ ] , "usage" : { "completion_tokens" : 7 } } "#).unwrap();
+        assert_eq!((f.choice, f.usage), (None, Some((Some(7), None))));
+    }
+
+    #[test]
+    fn anything_unusual_is_left_to_serde() {
+        for data in [
+            &br#"{"error":{"message":"oom"}}"#[..],
+            br#"{"object":"error","message":"bad"}"#,
+            br#"{"choices":5}"#,
+            br#"{"choices":[{"text":3}]}"#,
+            br#"{"choices":[{"text":"a","text":"b"}]}"#,
+            br#"{"usage":{"completion_tokens":3.0}}"#,
+            br#"{"usage":{"completion_tokens":-1}}"#,
+            br#"{"usage":{"completion_tokens":99999999999}}"#,
+            br#"{"choices":[{"text": oops"#,
+            br#"{"choices":[]} x"#,
+            br#"{"a":[1,2,]}"#,
+            br#"{"a":01}"#,
+            br#"{"a":"\x"}"#,
+            br#"{"\u0063hoices":[]}"#,
+            b"{\"a\":\"\x01\"}",
+            b"{\"a\":\"\xff\"}",
+            br#"[1]"#,
+            b"",
+        ] {
+            assert_eq!(fast(data), None, "{}", String::from_utf8_lossy(data));
+        }
+        let deep = format!("{{\"a\":{}1{}}}", "[".repeat(80), "]".repeat(80));
+        assert_eq!(fast(deep.as_bytes()), None);
+    }
+
+    use proptest::prelude::*;
+
+    /// A JSON string literal of `s` (serde's escaping) or, for the odd case, with every
+    /// character `\u`-escaped (surrogate pairs included).
+    fn lit(s: &str, all_escaped: bool) -> String {
+        if !all_escaped {
+            return serde_json::to_string(s).unwrap();
+        }
+        let mut out = String::from("\"");
+        for u in s.encode_utf16() {
+            out.push_str(&format!("\\u{u:04x}"));
+        }
+        out.push('"');
+        out
+    }
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z ]{0,6}",
+            "\\PC{0,6}",
+            proptest::collection::vec(any::<char>(), 0..5).prop_map(|v| v.into_iter().collect()),
+            Just("\"\\\n\t/\u{1}".to_string()),
+        ]
+    }
+
+    fn opt_str() -> impl Strategy<Value = Option<(String, bool)>> {
+        proptest::option::of((text(), proptest::bool::weighted(0.2)))
+    }
+
+    fn render(v: &Option<(String, bool)>) -> String {
+        v.as_ref()
+            .map_or("null".to_string(), |(s, esc)| lit(s, *esc))
+    }
+
+    fn junk() -> impl Strategy<Value = String> {
+        prop_oneof![
+            Just("null".to_string()),
+            Just("true".to_string()),
+            Just("-12.5e+3".to_string()),
+            Just("0".to_string()),
+            Just(r#"{"a":[1,{"b":null},"x\"y"],"c":{}}"#.to_string()),
+            Just("[]".to_string()),
+            "[a-z]{0,8}".prop_map(|s| format!("\"{s}\"")),
+        ]
+    }
+
+    #[derive(Debug, Clone)]
+    struct Gen {
+        members: Vec<(String, String)>,
+        ws: String,
+    }
+
+    /// A chunk of the shapes servers send, members in any order, extra members anywhere.
+    fn chunk_json() -> impl Strategy<Value = Gen> {
+        let choice = (
+            opt_str(),
+            proptest::option::of((opt_str(), opt_str(), any::<bool>())),
+            opt_str(),
+            proptest::collection::vec(("[a-z_]{1,8}", junk()), 0..3),
+        )
+            .prop_map(|(text, delta, finish, extra)| {
+                let mut m = vec![format!("\"index\":0")];
+                if let Some(t) = &text {
+                    m.push(format!("\"text\":{}", lit(&t.0, t.1)));
+                } else if extra.len() == 1 {
+                    m.push("\"text\":null".into());
+                }
+                if let Some((c, r, role)) = &delta {
+                    let mut d = Vec::new();
+                    if *role {
+                        d.push("\"role\":\"assistant\"".to_string());
+                    }
+                    d.push(format!("\"content\":{}", render(c)));
+                    if r.is_some() {
+                        d.push(format!("\"reasoning_content\":{}", render(r)));
+                    }
+                    m.push(format!("\"delta\":{{{}}}", d.join(",")));
+                }
+                m.push(format!("\"finish_reason\":{}", render(&finish)));
+                for (k, v) in extra {
+                    if !["text", "delta", "finish_reason", "index"].contains(&k.as_str()) {
+                        m.push(format!("\"x{k}\":{v}"));
+                    }
+                }
+                format!("{{{}}}", m.join(","))
+            });
+        let usage = proptest::option::of((
+            proptest::option::of(0u32..5000),
+            proptest::option::of(any::<u32>()),
+        ));
+        (
+            proptest::collection::vec(choice, 0..3),
+            proptest::option::of(usage),
+            proptest::collection::vec(("[a-z]{1,6}", junk()), 0..4),
+            "[ \t\n]{0,2}",
+            any::<bool>(),
+        )
+            .prop_map(|(choices, usage, extra, ws, null_choices)| {
+                let mut members = vec![
+                    ("id".to_string(), "\"cmpl-1\"".to_string()),
+                    ("object".to_string(), "\"text_completion\"".to_string()),
+                    ("created".to_string(), "1700000000".to_string()),
+                ];
+                let ch = if null_choices && choices.is_empty() {
+                    "null".to_string()
+                } else {
+                    format!("[{}]", choices.join(","))
+                };
+                members.push(("choices".to_string(), ch));
+                if let Some(u) = usage {
+                    let v = match u {
+                        None => "null".to_string(),
+                        Some((c, p)) => {
+                            let mut f = vec!["\"total_tokens\":3".to_string()];
+                            if let Some(c) = c {
+                                f.push(format!("\"completion_tokens\":{c}"));
+                            }
+                            if let Some(p) = p {
+                                f.push(format!("\"prompt_tokens\":{p}"));
+                            }
+                            format!("{{{}}}", f.join(","))
+                        }
+                    };
+                    members.push(("usage".to_string(), v));
+                }
+                for (k, v) in extra {
+                    members.push((format!("y{k}"), v));
+                }
+                Gen { members, ws }
+            })
+            .prop_shuffle_members()
+    }
+
+    trait ShuffleMembers {
+        fn prop_shuffle_members(self) -> BoxedStrategy<Gen>;
+    }
+    impl<S: Strategy<Value = Gen> + 'static> ShuffleMembers for S {
+        fn prop_shuffle_members(self) -> BoxedStrategy<Gen> {
+            self.prop_flat_map(|g| {
+                let n = g.members.len();
+                (Just(g), Just((0..n).collect::<Vec<usize>>()).prop_shuffle())
+            })
+            .prop_map(|(g, order)| Gen {
+                members: order.into_iter().map(|i| g.members[i].clone()).collect(),
+                ws: g.ws,
+            })
+            .boxed()
+        }
+    }
+
+    fn to_json(g: &Gen) -> String {
+        let w = &g.ws;
+        let body: Vec<String> = g
+            .members
+            .iter()
+            .map(|(k, v)| format!("{w}\"{k}\"{w}:{w}{v}{w}"))
+            .collect();
+        format!("{w}{{{}}}{w}", body.join(","))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// Every chunk of the usual shapes is read by the fast path, with serde's answer.
+        #[test]
+        fn fast_path_reads_usual_chunks_as_serde_does(g in chunk_json()) {
+            let json = to_json(&g);
+            let fast = fast(json.as_bytes());
+            let slow = parse_serde(json.as_bytes()).unwrap();
+            prop_assert!(fast.is_some(), "fast path declined {json}");
+            prop_assert_eq!(Parsed::Fields(fast.unwrap()), slow, "{}", json);
+        }
+
+        /// Cut or damaged chunks: when the fast path answers, serde accepts and agrees.
+        #[test]
+        fn fast_path_never_accepts_what_serde_refuses(
+            g in chunk_json(),
+            cut in any::<prop::sample::Index>(),
+            flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 0..3),
+        ) {
+            let mut bytes = to_json(&g).into_bytes();
+            for (at, b) in flips {
+                let i = at.index(bytes.len());
+                bytes[i] = b;
+            }
+            if !bytes.is_empty() && cut.index(4) == 0 {
+                bytes.truncate(cut.index(bytes.len()));
+            }
+            if let Some(f) = fast(&bytes) {
+                let slow = parse_serde(&bytes);
+                prop_assert!(slow.is_ok(), "fast accepted what serde refuses: {}", String::from_utf8_lossy(&bytes));
+                prop_assert_eq!(Parsed::Fields(f), slow.unwrap());
+            }
+        }
+    }
+}
