@@ -565,14 +565,16 @@ mod prep;
 
 /// Diagnosis: run the paced server (50 ms, 10 ms) for `secs` seconds on port 18778, then print
 /// each request's server-side first-byte and first-token times (ms since start).
-fn serve_for(secs: u64) {
+/// `--serve-for SECS [--blast]`: only the fake server (paced, or blast), for profiling a client
+/// by hand, e.g. `perf record -C 1 -- taskset -c 1 perfgate run --base-url URL ...`.
+fn serve_for(secs: u64, blast: bool) {
     child::pin_current_thread(SERVER_CORE);
-    let server = Server::start(
-        Config::paced(Duration::from_millis(50), Duration::from_millis(10)),
-        SERVER_CORE,
-        Some(20),
-    )
-    .expect("server");
+    let cfg = if blast {
+        Config::blast(16)
+    } else {
+        Config::paced(Duration::from_millis(50), Duration::from_millis(10))
+    };
+    let server = Server::start(cfg, SERVER_CORE, Some(20)).expect("server");
     eprintln!("serving on {}", server.base_url());
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs(secs));
@@ -634,7 +636,7 @@ fn main() {
         .and_then(|i| args.get(i + 1))
         .and_then(|s| s.parse::<u64>().ok())
     {
-        serve_for(secs);
+        serve_for(secs, flag("--blast"));
         return;
     }
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));

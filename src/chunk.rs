@@ -42,10 +42,108 @@ pub struct Choice<'a> {
 
 /// The fields of a plain chunk, or `None`: "parse this one with serde".
 pub fn fast(data: &[u8]) -> Option<Fields<'_>> {
-    let mut p = Scan { b: data, i: 0 };
+    scan(data).map(|(f, _)| f)
+}
+
+/// [`fast`], plus where the text of a plain token event sits (see [`Template`]).
+fn scan(data: &[u8]) -> Option<(Fields<'_>, Option<Template>)> {
+    let mut p = Scan {
+        b: data,
+        i: 0,
+        text_span: None,
+    };
     let f = p.chunk()?;
     p.ws();
-    (p.i == data.len()).then_some(f)
+    if p.i != data.len() {
+        return None;
+    }
+    let t = p.text_span.and_then(|span| Template::new(data, span, &f));
+    Some((f, t))
+}
+
+/// Parses the events of one stream. Servers send the same bytes for every token event of a
+/// stream except the token's text, so after one plain event has been scanned, an event that has
+/// exactly its bytes before and after the text, and a text that is a plain JSON string body (no
+/// quote, backslash or control character; valid UTF-8), is that event with another text: the
+/// JSON grammar is unchanged by swapping one string's content, so no other field can differ.
+/// That check is two comparisons and one scan of the text.
+#[derive(Debug, Default)]
+pub struct Stream {
+    template: Option<Template>,
+}
+
+impl Stream {
+    pub fn new() -> Stream {
+        Stream::default()
+    }
+
+    /// Parse one data event: the template, the fast scanner, or serde (whose error stands).
+    pub fn parse<'a>(&mut self, data: &'a [u8]) -> Result<Parsed<'a>, serde_json::Error> {
+        if let Some(f) = self.template.as_ref().and_then(|t| t.apply(data)) {
+            return Ok(Parsed::Fields(f));
+        }
+        match scan(data) {
+            Some((f, t)) => {
+                if t.is_some() {
+                    self.template = t;
+                }
+                Ok(Parsed::Fields(f))
+            }
+            None => parse_serde(data),
+        }
+    }
+}
+
+/// A plain token event: one text field (`text`, or `delta.content`), no finish reason, no usage.
+#[derive(Debug, Clone)]
+struct Template {
+    bytes: Vec<u8>,
+    /// The text's string body is `bytes[start..end]` (between its quotes).
+    start: usize,
+    end: usize,
+    chat: bool,
+}
+
+impl Template {
+    fn new(data: &[u8], (start, end): (usize, usize), f: &Fields<'_>) -> Option<Template> {
+        let c = f.choice.as_ref()?;
+        if f.usage.is_some() || c.finish_reason.is_some() || c.reasoning_content.is_some() {
+            return None;
+        }
+        let chat = match (&c.text, &c.content) {
+            (Some(_), None) => false,
+            (None, Some(_)) => true,
+            _ => return None,
+        };
+        Some(Template {
+            bytes: data.to_vec(),
+            start,
+            end,
+            chat,
+        })
+    }
+
+    fn apply<'a>(&self, data: &'a [u8]) -> Option<Fields<'a>> {
+        let (pre, post) = (&self.bytes[..self.start], &self.bytes[self.end..]);
+        if data.len() < pre.len() + post.len() || !data.starts_with(pre) || !data.ends_with(post) {
+            return None;
+        }
+        let mid = &data[pre.len()..data.len() - post.len()];
+        if mid.iter().any(|&b| b == b'"' || b == b'\\' || b < 0x20) {
+            return None;
+        }
+        let text = Some(Cow::Borrowed(std::str::from_utf8(mid).ok()?));
+        let mut choice = Choice::default();
+        if self.chat {
+            choice.content = text;
+        } else {
+            choice.text = text;
+        }
+        Some(Fields {
+            choice: Some(choice),
+            usage: None,
+        })
+    }
 }
 
 /// What a data event says: its fields, or an in-band error.
@@ -94,6 +192,8 @@ pub fn parse_serde(data: &[u8]) -> Result<Parsed<'_>, serde_json::Error> {
 struct Scan<'a> {
     b: &'a [u8],
     i: usize,
+    /// Body of the text string just read by [`Scan::text_string`], when it had no escapes.
+    text_span: Option<(usize, usize)>,
 }
 
 impl<'a> Scan<'a> {
@@ -165,6 +265,17 @@ impl<'a> Scan<'a> {
             // Checked above (ASCII or valid UTF-8).
             std::str::from_utf8(raw).ok().map(Cow::Borrowed)
         }
+    }
+
+    /// [`Scan::opt_string`] for a text field, noting where a plain string's body is.
+    fn text_string(&mut self) -> Option<Option<Cow<'a, str>>> {
+        self.ws();
+        let at = self.i;
+        let v = self.opt_string()?;
+        if let Some(Cow::Borrowed(_)) = v {
+            self.text_span = Some((at + 1, self.i - 1));
+        }
+        Some(v)
     }
 
     /// `null` or a string.
@@ -393,7 +504,7 @@ impl<'a> Scan<'a> {
         const KEYS: &[&[u8]] = &[b"text", b"delta", b"finish_reason"];
         self.object(KEYS, |s, k| match k {
             Some(0) => {
-                c.text = s.opt_string()?;
+                c.text = s.text_string()?;
                 Some(())
             }
             Some(1) => {
@@ -403,7 +514,7 @@ impl<'a> Scan<'a> {
                 const DKEYS: &[&[u8]] = &[b"content", b"reasoning_content"];
                 s.object(DKEYS, |s, k| match k {
                     Some(0) => {
-                        c.content = s.opt_string()?;
+                        c.content = s.text_string()?;
                         Some(())
                     }
                     Some(1) => {
@@ -829,6 +940,56 @@ mod tests {
                 let slow = parse_serde(&bytes);
                 prop_assert!(slow.is_ok(), "fast accepted what serde refuses: {}", String::from_utf8_lossy(&bytes));
                 prop_assert_eq!(Parsed::Fields(f), slow.unwrap());
+            }
+        }
+    }
+
+    /// Token events as servers send them, the text at `{T}` (between its quotes).
+    const SKELETONS: &[&str] = &[
+        r#"{"id":"cmpl-9","object":"text_completion","created":1,"model":"m","choices":[{"index":0,"text":"{T}","logprobs":null,"finish_reason":null,"stop_reason":null}]}"#,
+        r#"{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"{T}"},"logprobs":null,"finish_reason":null}]}"#,
+        r#"{"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"{T}"},"finish_reason":null}],"usage":null}"#,
+        r#"{"choices":[{"text":"{T}","index":0,"logprobs":null,"finish_reason":null}],"created":1,"id":"x","model":"m","object":"text_completion"}"#,
+        r#"{"choices":[{"text":"{T}","finish_reason":"stop"}]}"#,
+        r#"{"choices":[{"text":"{T}"}],"usage":{"completion_tokens":3,"prompt_tokens":1}}"#,
+        r#"{"choices":[{"delta":{"content":null,"reasoning_content":"{T}"}}]}"#,
+    ];
+
+    fn piece() -> impl Strategy<Value = Vec<u8>> {
+        let atom = prop_oneof![
+            4 => "[a-z ]{1,4}".prop_map(String::into_bytes),
+            1 => Just(b"\"".to_vec()),
+            1 => Just(b"\\".to_vec()),
+            1 => Just(b"\\n".to_vec()),
+            1 => Just(b"\\u00e9".to_vec()),
+            1 => Just(b"\\ud83d\\ude00".to_vec()),
+            1 => Just(b"\n".to_vec()),
+            1 => Just("é😀".as_bytes().to_vec()),
+            1 => Just(b"\xff".to_vec()),
+            1 => Just(b"\"}]}".to_vec()),
+        ];
+        proptest::collection::vec(atom, 0..5).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        /// A stream of events sharing a skeleton (the template path), texts of every kind
+        /// (valid, escaped, or breaking the JSON): each answer is serde's.
+        #[test]
+        fn stream_parsing_agrees_with_serde_event_by_event(
+            events in proptest::collection::vec((0..SKELETONS.len(), piece(), proptest::bool::weighted(0.8)), 1..8),
+        ) {
+            let mut stream = Stream::new();
+            let mut last = 0;
+            for (k, text, same) in events {
+                let k = if same { last } else { k };
+                last = k;
+                let (pre, post) = SKELETONS[k].split_once("{T}").unwrap();
+                let data = [pre.as_bytes(), &text, post.as_bytes()].concat();
+                let ours = stream.parse(&data).map_err(|e| e.to_string());
+                let reference = parse_serde(&data).map_err(|e| e.to_string());
+                prop_assert_eq!(ours, reference, "{}", String::from_utf8_lossy(&data));
             }
         }
     }

@@ -254,6 +254,7 @@ impl Client {
             done: false,
             failure: None,
             chat: self.chat,
+            parser: chunk::Stream::new(),
         };
         let mut dec = sse::Decoder::new();
         let mut head_buf: Vec<u8> = Vec::new();
@@ -416,6 +417,7 @@ struct StreamState<'r> {
     done: bool,
     failure: Option<Failure>,
     chat: bool,
+    parser: chunk::Stream,
 }
 
 impl StreamState<'_> {
@@ -452,7 +454,7 @@ impl StreamState<'_> {
         if data.is_empty() {
             return;
         }
-        let fields = match chunk::parse(data) {
+        let fields = match self.parser.parse(data) {
             Ok(chunk::Parsed::Fields(f)) => f,
             Ok(chunk::Parsed::Error(msg)) => {
                 self.failure = Some(fail(FailureKind::ErrorEvent, msg));
@@ -537,6 +539,7 @@ mod tests {
             done: false,
             failure: None,
             chat,
+            parser: chunk::Stream::new(),
         };
         for (i, e) in events.iter().enumerate() {
             let (event, data) = match e.strip_prefix("error|") {
