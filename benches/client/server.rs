@@ -1,6 +1,7 @@
 //! A fast fake OpenAI streaming server for the client benchmark: pre-rendered SSE bytes, HTTP/1.1
 //! chunked keep-alive, one tokio thread pinned to core 0, and its own truth statistics (TTFT and
-//! inter-token gaps measured at the server, when the bytes are handed to the kernel).
+//! inter-token gaps measured at the server: a request's start is the kernel's receive time of its
+//! first bytes, a token's time is when its bytes are handed to the kernel).
 //!
 //! Two shapes: *paced* (a TTFT, then one write per token every `itl`, like a real engine) for the
 //! accuracy runs, and *blast* (no delays, `events_per_write` SSE events per write) for the CPU and
@@ -13,7 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use std::os::fd::{AsRawFd, RawFd};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::{TcpSocket, TcpStream};
 use tokio::sync::oneshot;
 
@@ -140,6 +143,7 @@ impl Server {
                             acc = listener.accept() => {
                                 let Ok((sock, _)) = acc else { continue };
                                 let _ = sock.set_nodelay(true);
+                                enable_rx_timestamps(&sock);
                                 tokio::spawn(serve_conn(sock, cfg, frames.clone(), truth2.clone(), arrived2.clone()));
                             }
                         }
@@ -305,7 +309,76 @@ fn json_u64(body: &[u8], key: &str) -> Option<u64> {
     std::str::from_utf8(&raw[..end]).ok()?.parse().ok()
 }
 
-/// Read one request (head + Content-Length body) from `sock`, keeping leftovers in `buf`.
+/// `SO_TIMESTAMPNS` (= `SCM_TIMESTAMPNS`) on Linux x86-64 and arm64.
+const SO_TIMESTAMPNS: libc::c_int = 35;
+
+/// Ask the kernel to stamp received data with its arrival time.
+fn enable_rx_timestamps(sock: &TcpStream) {
+    let one: libc::c_int = 1;
+    // SAFETY: a valid socket and a c_int option value of the size passed.
+    unsafe {
+        libc::setsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_TIMESTAMPNS,
+            (&one as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+}
+
+/// `recvmsg` into `buf`, with the kernel's receive time of the data (when it reached the
+/// server's host, before the server got round to reading it) as an `Instant`.
+fn recv_stamped(fd: RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    let mut control = [0u64; 16];
+    // SAFETY: msghdr is plain data; every pointer set below outlives the call.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&control) as _;
+    // SAFETY: fd is an open socket, msg points at live buffers.
+    let n = unsafe { libc::recvmsg(fd, &mut msg, 0) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut stamp = None;
+    // SAFETY: walking the control messages the kernel wrote into `control`.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == SO_TIMESTAMPNS {
+                let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
+                stamp = Some(ts);
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    let at = stamp.map(|ts| {
+        let (real, mono) = (std::time::SystemTime::now(), Instant::now());
+        let then = std::time::UNIX_EPOCH + Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+        mono - real.duration_since(then).unwrap_or_default()
+    });
+    Ok((n as usize, at))
+}
+
+async fn read_stamped(sock: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
+    loop {
+        sock.readable().await?;
+        match sock.try_io(Interest::READABLE, || recv_stamped(sock.as_raw_fd(), buf)) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            r => return r,
+        }
+    }
+}
+
+/// Read one request (head + Content-Length body) from `sock`, keeping leftovers in `buf`. The
+/// request's arrival is the kernel's receive time of its first bytes: a truth that does not
+/// depend on how busy this server thread is when 1,024 requests land at once.
 async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<Option<Request>> {
     let mut first_byte = if buf.is_empty() {
         None
@@ -317,11 +390,11 @@ async fn read_request(sock: &mut TcpStream, buf: &mut Vec<u8>) -> io::Result<Opt
         if let Some(p) = memchr::memmem::find(buf, b"\r\n\r\n") {
             break p + 4;
         }
-        let n = sock.read(&mut tmp).await?;
+        let (n, stamp) = read_stamped(sock, &mut tmp).await?;
         if n == 0 {
             return Ok(None);
         }
-        first_byte.get_or_insert_with(Instant::now);
+        first_byte.get_or_insert_with(|| stamp.unwrap_or_else(Instant::now));
         buf.extend_from_slice(&tmp[..n]);
         if buf.len() > 1 << 20 {
             return Err(io::Error::other("request head too large"));
