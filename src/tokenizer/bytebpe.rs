@@ -24,7 +24,7 @@ use std::collections::BinaryHeap;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use rayon::prelude::*;
-use regex_automata::meta::Regex;
+use regex_automata::meta::{Cache, Regex};
 use regex_automata::{Anchored, Input};
 use rustc_hash::{FxHashMap, FxHashSet};
 use serde::Deserialize;
@@ -84,18 +84,25 @@ impl Splitter {
         })
     }
 
+    fn caches(&self) -> ReCaches {
+        ReCaches {
+            full: self.full.create_cache(),
+            head: self.head.as_ref().map(Regex::create_cache),
+        }
+    }
+
     /// Call `f` with each piece of `text`, in order, until it returns false.
-    fn pieces(&self, text: &str, mut f: impl FnMut(&str) -> bool) {
+    fn pieces(&self, re: &mut ReCaches, text: &str, mut f: impl FnMut(&str) -> bool) {
         let mut pos = 0;
         while pos < text.len() {
             let at = Input::new(text).range(pos..).anchored(Anchored::Yes);
-            let end = match self.full.find(at) {
-                Some(m) if m.end() > pos => self.resolve_tail(text, pos, m.end()),
+            let end = match self.full.search_half_with(&mut re.full, &at) {
+                Some(m) if m.offset() > pos => self.resolve_tail(re, text, pos, m.offset()),
                 _ => {
                     // A gap: up to the next match (a piece of its own, as `Isolated` keeps it).
                     let next = self
                         .full
-                        .find(Input::new(text).range(pos..))
+                        .search_with(&mut re.full, &Input::new(text).range(pos..))
                         .map_or(text.len(), |m| m.start());
                     if next > pos {
                         next
@@ -114,8 +121,10 @@ impl Splitter {
     /// `full` matched `text[pos..end]`. When that came from the `\s+` branch (the head does
     /// not match here), it is the whole whitespace run; the original `\s+(?!\S)` then stops one
     /// character short when a non-space follows and the run has two or more characters.
-    fn resolve_tail(&self, text: &str, pos: usize, end: usize) -> usize {
-        let Some(head) = &self.head else { return end };
+    fn resolve_tail(&self, re: &mut ReCaches, text: &str, pos: usize, end: usize) -> usize {
+        let (Some(head), Some(cache)) = (&self.head, re.head.as_mut()) else {
+            return end;
+        };
         let m = &text.as_bytes()[pos..end];
         // Only a match that may be all whitespace can come from the `\s+` branch.
         if m.iter()
@@ -123,10 +132,8 @@ impl Splitter {
         {
             return end;
         }
-        if head
-            .find(Input::new(text).range(pos..).anchored(Anchored::Yes))
-            .is_some()
-        {
+        let at = Input::new(text).range(pos..).anchored(Anchored::Yes);
+        if head.search_half_with(cache, &at).is_some() {
             return end;
         }
         if end == text.len() {
@@ -522,8 +529,9 @@ impl ByteBpe {
             text
         };
         let mut within = true;
-        self.splitter.pieces(text, |piece| {
-            self.piece(w, piece.as_bytes(), out);
+        let Work { re, bpe, .. } = w;
+        self.splitter.pieces(re, text, |piece| {
+            self.piece(bpe, piece.as_bytes(), out);
             within = out.len() <= limit;
             within
         });
@@ -531,7 +539,7 @@ impl ByteBpe {
     }
 
     /// The BPE ids of one pre-tokenized piece.
-    fn piece(&self, w: &mut Work, piece: &[u8], out: &mut Vec<u32>) {
+    fn piece(&self, w: &mut Scratch, piece: &[u8], out: &mut Vec<u32>) {
         if let [b] = piece {
             out.push(self.byte_ids[*b as usize]);
             return;
@@ -579,7 +587,7 @@ impl ByteBpe {
     }
 
     /// Long pieces: the same order of merges, with a heap of candidate pairs and a linked list.
-    fn merge_heap(&self, w: &mut Work, piece: &[u8], out: &mut Vec<u32>) {
+    fn merge_heap(&self, w: &mut Scratch, piece: &[u8], out: &mut Vec<u32>) {
         let n = piece.len();
         let syms = &mut w.syms;
         syms.clear();
@@ -628,16 +636,24 @@ impl ByteBpe {
         }
     }
 
+    fn work(&self) -> Work {
+        Work {
+            re: self.splitter.caches(),
+            bpe: Scratch::default(),
+            ids: Vec::new(),
+        }
+    }
+
     pub(crate) fn encode(&self, text: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        self.run(&mut Work::default(), text, usize::MAX, &mut out);
+        self.run(&mut self.work(), text, usize::MAX, &mut out);
         out
     }
 
     /// Map `texts` through `f` with one cache per worker, in parallel when worth it.
     fn batch<T: Send>(&self, texts: &[&str], f: impl Fn(&mut Work, &str) -> T + Sync) -> Vec<T> {
         if texts.len() < 8 {
-            let mut w = Work::default();
+            let mut w = self.work();
             return texts.iter().map(|t| f(&mut w, t)).collect();
         }
         let per = texts
@@ -647,7 +663,7 @@ impl ByteBpe {
         texts
             .par_iter()
             .with_min_len(per)
-            .map_init(Work::default, |w, t| f(w, t))
+            .map_init(|| self.work(), |w, t| f(w, t))
             .collect()
     }
 
@@ -708,13 +724,25 @@ struct Sym {
     alive: bool,
 }
 
-/// One worker's cache and scratch space.
-#[derive(Default)]
+/// One worker's caches and scratch space.
 struct Work {
+    re: ReCaches,
+    bpe: Scratch,
+    ids: Vec<u32>,
+}
+
+/// The regex engines' caches for [`Splitter`].
+struct ReCaches {
+    full: Cache,
+    head: Option<Cache>,
+}
+
+/// Pieces already merged, and room to merge long ones.
+#[derive(Default)]
+struct Scratch {
     cache: FxHashMap<Box<[u8]>, Box<[u32]>>,
     syms: Vec<Sym>,
     heap: BinaryHeap<Reverse<(u32, usize, u32)>>,
-    ids: Vec<u32>,
 }
 
 #[cfg(test)]
@@ -868,7 +896,7 @@ mod tests {
         let s = Splitter::new(GPT2_PATTERN).unwrap();
         let split = |t: &str| {
             let mut v = Vec::new();
-            s.pieces(t, |p| {
+            s.pieces(&mut s.caches(), t, |p| {
                 v.push(p.to_string());
                 true
             });
