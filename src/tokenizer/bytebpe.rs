@@ -21,6 +21,7 @@
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::sync::Mutex;
 
 use aho_corasick::{AhoCorasick, MatchKind};
 use rayon::prelude::*;
@@ -38,6 +39,8 @@ const GPT2_PATTERN: &str =
 const CACHE_CAP: usize = 200_000;
 /// Pieces up to this many bytes are merged by a plain scan; longer ones by a heap.
 const SCAN_MAX: usize = 48;
+/// Workers' states kept between batches.
+const SPARES: usize = 16;
 
 pub(crate) struct ByteBpe {
     /// Initial symbol of each byte.
@@ -54,6 +57,8 @@ pub(crate) struct ByteBpe {
     /// Per id: bit 0 = known id, bit 1 = special (skipped by decode).
     dec_flags: Vec<u8>,
     vocab_size: usize,
+    /// Workers' state between batches, so piece caches stay warm across calls.
+    spares: Mutex<Vec<Work>>,
 }
 
 /// The pre-tokenizer's `Split` (behaviour `Isolated`): matches and the gaps between them.
@@ -488,6 +493,7 @@ impl ByteBpe {
             dec_off,
             dec_flags,
             vocab_size,
+            spares: Mutex::new(Vec::new()),
         })
     }
 
@@ -550,7 +556,7 @@ impl ByteBpe {
         }
         let start = out.len();
         if piece.len() <= SCAN_MAX {
-            self.merge_scan(piece, out);
+            self.merge_scan(w, piece, out);
         } else {
             self.merge_heap(w, piece, out);
         }
@@ -566,24 +572,41 @@ impl ByteBpe {
             .copied()
     }
 
-    /// Short pieces: repeatedly merge the lowest-ranked adjacent pair, leftmost on ties.
-    fn merge_scan(&self, piece: &[u8], out: &mut Vec<u32>) {
-        let start = out.len();
-        out.extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
+    /// Short pieces: repeatedly merge the lowest-ranked adjacent pair, leftmost on ties. The
+    /// rank of each adjacent pair is kept, and only the two pairs next to a merge looked up again.
+    fn merge_scan(&self, w: &mut Scratch, piece: &[u8], out: &mut Vec<u32>) {
+        const NONE: (u32, u32) = (u32::MAX, 0);
+        let syms = &mut w.short;
+        syms.clear();
+        syms.extend(piece.iter().map(|&b| self.byte_ids[b as usize]));
+        let pairs = &mut w.pairs;
+        pairs.clear();
+        pairs.extend(
+            syms.windows(2)
+                .map(|p| self.merge_of(p[0], p[1]).unwrap_or(NONE)),
+        );
         loop {
-            let syms = &out[start..];
-            let mut best: Option<(u32, usize, u32)> = None;
-            for i in 0..syms.len().saturating_sub(1) {
-                if let Some((rank, new)) = self.merge_of(syms[i], syms[i + 1]) {
-                    if best.is_none_or(|(r, _, _)| rank < r) {
-                        best = Some((rank, i, new));
-                    }
+            let mut best = (u32::MAX, 0);
+            for (i, &(rank, _)) in pairs.iter().enumerate() {
+                if rank < best.0 {
+                    best = (rank, i);
                 }
             }
-            let Some((_, i, new)) = best else { break };
-            out[start + i] = new;
-            out.remove(start + i + 1);
+            if best.0 == u32::MAX {
+                break;
+            }
+            let i = best.1;
+            syms[i] = pairs[i].1;
+            syms.remove(i + 1);
+            pairs.remove(i);
+            if i > 0 {
+                pairs[i - 1] = self.merge_of(syms[i - 1], syms[i]).unwrap_or(NONE);
+            }
+            if i < pairs.len() {
+                pairs[i] = self.merge_of(syms[i], syms[i + 1]).unwrap_or(NONE);
+            }
         }
+        out.extend_from_slice(syms);
     }
 
     /// Long pieces: the same order of merges, with a heap of candidate pairs and a linked list.
@@ -644,6 +667,16 @@ impl ByteBpe {
         }
     }
 
+    /// A worker's state from the spares (with its piece cache from earlier calls), or a new
+    /// one; it goes back to the spares when dropped.
+    fn take_work(&self) -> Lent<'_> {
+        let spare = self.spares.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        Lent {
+            work: Some(spare.unwrap_or_else(|| self.work())),
+            home: &self.spares,
+        }
+    }
+
     pub(crate) fn encode(&self, text: &str) -> Vec<u32> {
         let mut out = Vec::new();
         self.run(&mut self.work(), text, usize::MAX, &mut out);
@@ -653,7 +686,7 @@ impl ByteBpe {
     /// Map `texts` through `f` with one cache per worker, in parallel when worth it.
     fn batch<T: Send>(&self, texts: &[&str], f: impl Fn(&mut Work, &str) -> T + Sync) -> Vec<T> {
         if texts.len() < 8 {
-            let mut w = self.work();
+            let mut w = self.take_work();
             return texts.iter().map(|t| f(&mut w, t)).collect();
         }
         let per = texts
@@ -663,7 +696,7 @@ impl ByteBpe {
         texts
             .par_iter()
             .with_min_len(per)
-            .map_init(|| self.work(), |w, t| f(w, t))
+            .map_init(|| self.take_work(), |w, t| f(w, t))
             .collect()
     }
 
@@ -724,6 +757,36 @@ struct Sym {
     alive: bool,
 }
 
+/// A [`Work`] lent from [`ByteBpe::spares`].
+struct Lent<'a> {
+    work: Option<Work>,
+    home: &'a Mutex<Vec<Work>>,
+}
+
+impl std::ops::Deref for Lent<'_> {
+    type Target = Work;
+    fn deref(&self) -> &Work {
+        self.work.as_ref().expect("present until dropped")
+    }
+}
+
+impl std::ops::DerefMut for Lent<'_> {
+    fn deref_mut(&mut self) -> &mut Work {
+        self.work.as_mut().expect("present until dropped")
+    }
+}
+
+impl Drop for Lent<'_> {
+    fn drop(&mut self) {
+        if let Some(w) = self.work.take() {
+            let mut spares = self.home.lock().unwrap_or_else(|e| e.into_inner());
+            if spares.len() < SPARES {
+                spares.push(w);
+            }
+        }
+    }
+}
+
 /// One worker's caches and scratch space.
 struct Work {
     re: ReCaches,
@@ -741,6 +804,8 @@ struct ReCaches {
 #[derive(Default)]
 struct Scratch {
     cache: FxHashMap<Box<[u8]>, Box<[u32]>>,
+    short: Vec<u32>,
+    pairs: Vec<(u32, u32)>,
     syms: Vec<Sym>,
     heap: BinaryHeap<Reverse<(u32, usize, u32)>>,
 }
