@@ -3,12 +3,13 @@
 //!
 //! * `random`: each prompt has exactly its drawn token count (lengths from
 //!   [`RangeConvention::bounds`]). Text is built from a pool of "word" tokens that survive a
-//!   decode/encode round trip on their own (found by probing the vocabulary), then re-encoded
-//!   and adjusted (truncate or extend, re-encode) until the count is exact. Tokenizers without
+//!   decode/encode round trip on their own (found by probing the vocabulary), then counted
+//!   again and adjusted (truncate or extend, re-encode) until the count is exact. Tokenizers without
 //!   such words (e.g. SentencePiece-style decoders) fall back to random ids from the whole vocabulary.
 //! * `fixed`: one such prompt of `random_input_len` tokens, repeated.
 //! * `sharegpt`: ShareGPT_V3 JSON read record by record, so a truncated file yields every
-//!   complete conversation; vLLM's filters and seeded shuffle.
+//!   complete conversation; vLLM's filters and seeded shuffle. Counting stops past the
+//!   filters' limits (a longer text fails them whatever its exact count).
 //! * `jsonl`: `{"prompt": .., "output_len": ..}` per line.
 //!
 //! Everything is deterministic for a given seed and tokenizer.
@@ -276,11 +277,31 @@ impl<'a> Synth<'a> {
             if pending.is_empty() {
                 break;
             }
+            // Count first (cheap, and stops past the longest target); only texts that missed
+            // their target are encoded again, for the ids to adjust with.
             let batch: Vec<&str> = pending.iter().map(|&i| texts[i].as_str()).collect();
-            let encoded = self.tok.encode_batch(&batch)?;
+            let limit = pending
+                .iter()
+                .map(|&i| targets[i] as usize)
+                .max()
+                .unwrap_or(0)
+                + 1;
+            let counts = self.tok.count_batch(&batch, limit)?;
+            let missed: Vec<usize> = pending
+                .iter()
+                .zip(counts)
+                .filter(|&(&i, n)| n != targets[i] as usize)
+                .map(|(&i, _)| i)
+                .collect();
+            let batch: Vec<&str> = missed.iter().map(|&i| texts[i].as_str()).collect();
+            let encoded = if batch.is_empty() {
+                Vec::new()
+            } else {
+                self.tok.encode_batch(&batch)?
+            };
             let mut next = Vec::new();
             let mut to_decode: Vec<(usize, Vec<u32>)> = Vec::new();
-            for (&i, mut ids) in pending.iter().zip(encoded) {
+            for (&i, mut ids) in missed.iter().zip(encoded) {
                 let target = targets[i] as usize;
                 if ids.len() == target {
                     continue;
@@ -566,7 +587,11 @@ fn thousands(n: usize) -> String {
     out
 }
 
-/// Token counts of ShareGPT texts (by conversation index) already encoded in this process.
+/// Token counts of ShareGPT texts (by conversation index) already counted in this process.
+///
+/// Counting stops past what vLLM's filters can accept: a prompt count above
+/// [`SHAREGPT_MAX_PROMPT_LEN`] or a completion count above [`SHAREGPT_MAX_TOTAL_LEN`] is stored
+/// as that limit + 1 and means "longer than the limit", which fails the filters either way.
 #[derive(Debug, Default)]
 struct LenMemo {
     prompt: HashMap<usize, u32>,
@@ -574,25 +599,25 @@ struct LenMemo {
 }
 
 impl LenMemo {
-    /// Encode the texts whose count is not known yet, in one batch.
+    /// Count the texts whose count is not known yet, in one batch.
     fn fill<'t>(
         &mut self,
         tok: &dyn Tokenize,
         items: impl Iterator<Item = (usize, &'t str)>,
         completion: bool,
     ) -> Result<(), DatasetError> {
-        let map = if completion {
-            &mut self.completion
+        let (map, limit) = if completion {
+            (&mut self.completion, SHAREGPT_MAX_TOTAL_LEN)
         } else {
-            &mut self.prompt
+            (&mut self.prompt, SHAREGPT_MAX_PROMPT_LEN)
         };
         let todo: Vec<(usize, &str)> = items.filter(|(i, _)| !map.contains_key(i)).collect();
         if todo.is_empty() {
             return Ok(());
         }
         let texts: Vec<&str> = todo.iter().map(|(_, t)| *t).collect();
-        for ((i, _), ids) in todo.iter().zip(tok.encode_batch(&texts)?) {
-            map.insert(*i, ids.len() as u32);
+        for ((i, _), n) in todo.iter().zip(tok.count_batch(&texts, limit)?) {
+            map.insert(*i, n.min(limit + 1) as u32);
         }
         Ok(())
     }
@@ -794,10 +819,10 @@ fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError
         )));
     }
     let texts: Vec<&str> = rows.iter().map(|(_, r)| r.prompt.as_str()).collect();
-    let ids = tok.encode_batch(&texts)?;
+    let counts = tok.count_batch(&texts, usize::MAX)?;
     let mut prompts = Vec::with_capacity(spec.num_prompts);
-    for ((line, row), ids) in rows.iter().zip(ids) {
-        if ids.is_empty() {
+    for ((line, row), n) in rows.iter().zip(counts) {
+        if n == 0 {
             return Err(DatasetError::Parse {
                 path: path.to_path_buf(),
                 line: *line,
@@ -806,7 +831,7 @@ fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError
         }
         prompts.push(Prompt {
             text: row.prompt.clone(),
-            input_len: ids.len() as u32,
+            input_len: n as u32,
             output_len: row.output_len,
         });
     }

@@ -9,6 +9,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+mod bytebpe;
+
 #[derive(Debug, thiserror::Error)]
 pub enum TokenizerError {
     #[error("{0}")]
@@ -36,6 +38,12 @@ pub trait Tokenize: Send + Sync {
     fn encode_batch(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, TokenizerError> {
         texts.iter().map(|t| self.encode(t)).collect()
     }
+    /// Token counts of many texts, in order: exact for counts up to `limit`; a text with more
+    /// tokens gets some count above `limit` (implementations may stop counting there).
+    fn count_batch(&self, texts: &[&str], limit: usize) -> Result<Vec<usize>, TokenizerError> {
+        let _ = limit;
+        Ok(self.encode_batch(texts)?.iter().map(Vec::len).collect())
+    }
     /// [`Tokenize::decode`] of many id sequences, in order. Implementations may work in parallel.
     fn decode_batch(&self, seqs: &[&[u32]]) -> Result<Vec<String>, TokenizerError> {
         seqs.iter().map(|s| self.decode(s)).collect()
@@ -56,10 +64,17 @@ pub fn load(spec: &str, base_url: &str) -> Result<Box<dyn Tokenize>, TokenizerEr
     Ok(Box::new(HfTokenizer::from_path(Path::new(spec))?))
 }
 
-/// A Hugging Face `tokenizer.json`, run in-process by the `tokenizers` crate.
+/// A Hugging Face `tokenizer.json`, run in-process: byte-level BPE files (Qwen, GPT-2 style) by
+/// perfgate's own lean runner, which gives the `tokenizers` crate's ids at a fraction of its
+/// time and memory; every other shape by the `tokenizers` crate.
 pub struct HfTokenizer {
-    inner: tokenizers::Tokenizer,
+    inner: Inner,
     id: String,
+}
+
+enum Inner {
+    Lean(bytebpe::ByteBpe),
+    Crate(Box<tokenizers::Tokenizer>),
 }
 
 impl HfTokenizer {
@@ -89,6 +104,18 @@ impl HfTokenizer {
 
     /// Parse the JSON text of a `tokenizer.json`; `id` names it in records.
     pub fn from_bytes(bytes: &[u8], id: String) -> Result<Self, TokenizerError> {
+        if let Some(lean) = bytebpe::ByteBpe::parse(bytes) {
+            return Ok(Self {
+                inner: Inner::Lean(lean),
+                id,
+            });
+        }
+        Self::from_bytes_with_crate(bytes, id)
+    }
+
+    /// [`HfTokenizer::from_bytes`] always through the `tokenizers` crate (the reference the
+    /// lean runner is tested against).
+    pub fn from_bytes_with_crate(bytes: &[u8], id: String) -> Result<Self, TokenizerError> {
         let mut inner = tokenizers::Tokenizer::from_bytes(bytes)
             .map_err(|e| TokenizerError::Invalid(format!("not a valid tokenizer.json: {e}")))?;
         // Counting tokens must never be capped or padded by the file's settings.
@@ -96,12 +123,20 @@ impl HfTokenizer {
             .with_truncation(None)
             .map_err(|e| TokenizerError::Invalid(e.to_string()))?;
         inner.with_padding(None);
-        Ok(Self { inner, id })
+        Ok(Self::from_tokenizer(inner, id))
     }
 
     /// Wrap an already built tokenizer (tests build tiny ones in code).
     pub fn from_tokenizer(inner: tokenizers::Tokenizer, id: String) -> Self {
-        Self { inner, id }
+        Self {
+            inner: Inner::Crate(Box::new(inner)),
+            id,
+        }
+    }
+
+    /// True when perfgate's own byte-level BPE runner serves this file (not the crate).
+    pub fn is_lean(&self) -> bool {
+        matches!(self.inner, Inner::Lean(_))
     }
 
     fn err(&self, e: impl std::fmt::Display) -> TokenizerError {
@@ -111,19 +146,26 @@ impl HfTokenizer {
 
 impl Tokenize for HfTokenizer {
     fn encode(&self, text: &str) -> Result<Vec<u32>, TokenizerError> {
-        let enc = self
-            .inner
-            .encode_fast(text, false)
-            .map_err(|e| self.err(e))?;
+        let t = match &self.inner {
+            Inner::Lean(b) => return Ok(b.encode(text)),
+            Inner::Crate(t) => t,
+        };
+        let enc = t.encode_fast(text, false).map_err(|e| self.err(e))?;
         Ok(enc.get_ids().to_vec())
     }
 
     fn decode(&self, ids: &[u32]) -> Result<String, TokenizerError> {
-        self.inner.decode(ids, true).map_err(|e| self.err(e))
+        match &self.inner {
+            Inner::Lean(b) => Ok(b.decode(ids)),
+            Inner::Crate(t) => t.decode(ids, true).map_err(|e| self.err(e)),
+        }
     }
 
     fn vocab_size(&self) -> usize {
-        self.inner.get_vocab_size(true)
+        match &self.inner {
+            Inner::Lean(b) => b.vocab_size(),
+            Inner::Crate(t) => t.get_vocab_size(true),
+        }
     }
 
     fn id(&self) -> String {
@@ -131,21 +173,35 @@ impl Tokenize for HfTokenizer {
     }
 
     fn encode_batch(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, TokenizerError> {
+        let t = match &self.inner {
+            Inner::Lean(b) => return Ok(b.encode_batch(texts)),
+            Inner::Crate(t) => t,
+        };
         if texts.len() < 2 {
             return texts.iter().map(|t| self.encode(t)).collect();
         }
-        let encs = self
-            .inner
+        let encs = t
             .encode_batch_fast(texts.to_vec(), false)
             .map_err(|e| self.err(e))?;
         Ok(encs.into_iter().map(|e| e.get_ids().to_vec()).collect())
     }
 
+    fn count_batch(&self, texts: &[&str], limit: usize) -> Result<Vec<usize>, TokenizerError> {
+        match &self.inner {
+            Inner::Lean(b) => Ok(b.count_batch(texts, limit)),
+            Inner::Crate(_) => Ok(self.encode_batch(texts)?.iter().map(Vec::len).collect()),
+        }
+    }
+
     fn decode_batch(&self, seqs: &[&[u32]]) -> Result<Vec<String>, TokenizerError> {
+        let t = match &self.inner {
+            Inner::Lean(b) => return Ok(b.decode_batch(seqs)),
+            Inner::Crate(t) => t,
+        };
         if seqs.len() < 2 {
             return seqs.iter().map(|s| self.decode(s)).collect();
         }
-        self.inner.decode_batch(seqs, true).map_err(|e| self.err(e))
+        t.decode_batch(seqs, true).map_err(|e| self.err(e))
     }
 }
 

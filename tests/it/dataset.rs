@@ -109,3 +109,141 @@ fn sharegpt_truncated_file_reads_every_complete_conversation() {
     assert_ne!(other.prompts[0].text, ds.prompts[0].text);
     assert!(other.prompts.iter().all(|p| p.output_len == 64));
 }
+
+/// The first `n` conversations' texts (every turn) of the ShareGPT file, read record by record
+/// (the file is cut off at the end).
+fn sharegpt_texts(path: &std::path::Path, n: usize) -> Vec<String> {
+    let buf = std::fs::read(path).unwrap();
+    let mut pos = 1 + buf.iter().position(|&b| b == b'[').unwrap();
+    let mut out = Vec::new();
+    for _ in 0..n {
+        let mut stream =
+            serde_json::Deserializer::from_slice(&buf[pos..]).into_iter::<serde_json::Value>();
+        let Some(Ok(v)) = stream.next() else { break };
+        pos += stream.byte_offset();
+        while buf
+            .get(pos)
+            .is_some_and(|b| b.is_ascii_whitespace() || *b == b',')
+        {
+            pos += 1;
+        }
+        for turn in v["conversations"].as_array().into_iter().flatten() {
+            if let Some(t) = turn["value"].as_str() {
+                out.push(t.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// Awkward text: whitespace runs of every kind before words, digits and punctuation; text
+/// that NFC changes; special tokens inside text; long runs; CJK, emoji, invalid-looking bytes.
+fn awkward_texts() -> Vec<String> {
+    use rand::{Rng, SeedableRng};
+    let mut fixed: Vec<String> = [
+        "",
+        " ",
+        "  ",
+        "\n",
+        "a   b",
+        "a \n b  ",
+        "x  12",
+        "Hello world",
+        "I'M don'T it's WE'LL you'd",
+        "tab\t\tthen\r\n\r\nwindows  \n\n  end   ",
+        "caf\u{0065}\u{0301} vs café, \u{212B}ngstr\u{00F6}m, \u{1100}\u{1161}\u{11A8}",
+        "<|im_start|>user\nhi there<|im_end|>\n<|im_start|>assistant\n",
+        "<|endoftext|><|endoftext|>x<|endoftext|",
+        "12345678901234567890 3.14159 -42 1e10 ٣٤٥ 五六",
+        "中文文本，没有空格。日本語のテキスト　全角スペース",
+        "emoji 👩‍👩‍👧‍👦🏳️‍🌈 and ZWJ\u{200D}joined\u{00A0}nbsp\u{2003}em",
+        "fn main() {\n    println!(\"{}\", x);\n}\n",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    fixed.push("=".repeat(300));
+    fixed.push(format!(" {}", "abcdefghij".repeat(40)));
+    fixed.push("ab ".repeat(500));
+    fixed.push(" \u{00A0}\u{3000}\t".repeat(50) + "z");
+    // Random strings from a pool of characters of many classes.
+    let pool: Vec<char> = " \t\n\r\u{00A0}\u{3000}\u{2028}aZéß'sT.,;!?-_()[]{}<>|/\\\"`~@#$%^&*+=0123456789٣中日ü\u{0301}\u{0308}👍\u{FE0F}"
+        .chars()
+        .collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(42);
+    for _ in 0..3000 {
+        let n = rng.random_range(0..60);
+        fixed.push(
+            (0..n)
+                .map(|_| pool[rng.random_range(0..pool.len())])
+                .collect(),
+        );
+    }
+    fixed.push("<|im_start|><|im_end|><|endoftext|>".into());
+    fixed
+}
+
+#[test]
+fn qwen3_lean_tokenizer_gives_the_crate_ids() {
+    let Some(tok) = qwen3() else { return };
+    assert!(
+        tok.is_lean(),
+        "the Qwen3 file is byte-level BPE: the lean runner serves it"
+    );
+    let path = installed("PERFGATE_QWEN3_TOKENIZER").unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    let reference = HfTokenizer::from_bytes_with_crate(&bytes, "crate".into()).unwrap();
+    assert!(!reference.is_lean());
+    assert_eq!(tok.vocab_size(), reference.vocab_size());
+
+    let mut texts = awkward_texts();
+    if let Some(sharegpt) = std::env::var_os("PERFGATE_SHAREGPT").map(PathBuf::from) {
+        if sharegpt.is_file() {
+            texts.extend(sharegpt_texts(&sharegpt, 1500));
+        }
+    }
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let want = reference.encode_batch(&refs).unwrap();
+    let got = tok.encode_batch(&refs).unwrap();
+    let mut total = 0;
+    for ((text, w), g) in texts.iter().zip(&want).zip(&got) {
+        assert_eq!(g, w, "ids differ for {text:?}");
+        total += w.len();
+    }
+    assert!(total > 10_000, "compared {total} tokens");
+    // One at a time (a fresh cache), and counts with a limit: exact up to it, above it beyond.
+    for (text, w) in texts.iter().zip(&want).step_by(7) {
+        assert_eq!(&tok.encode(text).unwrap(), w, "{text:?}");
+    }
+    for limit in [0, 5, 100, 1024, usize::MAX] {
+        let counts = tok.count_batch(&refs, limit).unwrap();
+        for ((text, w), n) in texts.iter().zip(&want).zip(counts) {
+            if w.len() <= limit {
+                assert_eq!(n, w.len(), "limit {limit}: {text:?}");
+            } else {
+                assert!(n > limit, "limit {limit}: {n} for {} tokens", w.len());
+            }
+        }
+    }
+
+    // Decoding: runs of random ids, special and out-of-range ids included.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+    let vocab = reference.vocab_size() as u32;
+    let mut seqs: Vec<Vec<u32>> = (0..2000)
+        .map(|_| {
+            let n = rng.random_range(0..12);
+            (0..n).map(|_| rng.random_range(0..vocab + 40)).collect()
+        })
+        .collect();
+    seqs.extend(want.iter().take(500).cloned());
+    seqs.push(vec![151_643, 151_644, 9707, 151_645, 1879]);
+    let seq_refs: Vec<&[u32]> = seqs.iter().map(Vec::as_slice).collect();
+    assert_eq!(
+        tok.decode_batch(&seq_refs).unwrap(),
+        reference.decode_batch(&seq_refs).unwrap()
+    );
+    for s in seq_refs.iter().take(200) {
+        assert_eq!(tok.decode(s).unwrap(), reference.decode(s).unwrap());
+    }
+}
