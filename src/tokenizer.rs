@@ -73,7 +73,7 @@ pub struct HfTokenizer {
 }
 
 enum Inner {
-    Lean(bytebpe::ByteBpe),
+    Lean(Box<bytebpe::ByteBpe>),
     Crate(Box<tokenizers::Tokenizer>),
 }
 
@@ -106,7 +106,7 @@ impl HfTokenizer {
     pub fn from_bytes(bytes: &[u8], id: String) -> Result<Self, TokenizerError> {
         if let Some(lean) = bytebpe::ByteBpe::parse(bytes) {
             return Ok(Self {
-                inner: Inner::Lean(lean),
+                inner: Inner::Lean(Box::new(lean)),
                 id,
             });
         }
