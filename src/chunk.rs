@@ -154,14 +154,6 @@ pub enum Parsed<'a> {
     Error(String),
 }
 
-/// Parse one data event: the fast path when it answers, else serde (whose error stands).
-pub fn parse(data: &[u8]) -> Result<Parsed<'_>, serde_json::Error> {
-    match fast(data) {
-        Some(f) => Ok(Parsed::Fields(f)),
-        None => parse_serde(data),
-    }
-}
-
 /// The reference parse with serde_json: every shape the fast path leaves alone.
 pub fn parse_serde(data: &[u8]) -> Result<Parsed<'_>, serde_json::Error> {
     let c: StreamChunk<'_> = serde_json::from_slice(data)?;
