@@ -71,8 +71,6 @@ impl ClientConfig {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ClientError {
-    #[error("cannot build the HTTP client: {0}")]
-    Build(String),
     #[error("invalid URL `{url}`: {message}")]
     Url { url: String, message: String },
 }
@@ -302,8 +300,7 @@ impl Client {
                     head = Some(h);
                     head_buf = Vec::new();
                 }
-                let status = head.as_ref().map_or(0, |h| h.status);
-                let framing = if (200..300).contains(&status) {
+                let framing = if head.as_ref().is_some_and(h1::Head::success) {
                     body.feed(input, |b| dec.feed(b, |ev| st.event(ev, now)))
                 } else {
                     body.feed(input, |b| {
@@ -332,22 +329,20 @@ impl Client {
                             "the server closed the connection before answering".into(),
                         ));
                     }
-                    let status = head.as_ref().map_or(0, |h| h.status);
-                    if !body.eof() && !st.done && (200..300).contains(&status) {
+                    let streaming = head.as_ref().is_some_and(h1::Head::success);
+                    if !body.eof() && !st.done && streaming {
                         return Err(
                             st.broken(true, "the connection closed before the response ended")
                         );
                     }
-                    body = h1::Body::new(h1::Framing::Length(0)); // ended: not reusable below
                     if let Some(h) = head.as_mut() {
-                        h.close = true;
+                        h.close = true; // closed: not reusable below
                     }
                     break;
                 }
             }
-            let status = head.as_ref().map_or(0, |h| h.status);
-            if drain_until.is_none() && (st.done || !(200..300).contains(&status)) && head.is_some()
-            {
+            let error_status = head.as_ref().is_some_and(|h| !h.success());
+            if drain_until.is_none() && (st.done || error_status) {
                 let grace = if st.done {
                     DRAIN_GRACE
                 } else {
@@ -365,7 +360,7 @@ impl Client {
         if keep_alive && !head.close && body.done() && !body.extra {
             self.pool.checkin(conn);
         }
-        if !(200..300).contains(&head.status) {
+        if !head.success() {
             let text = String::from_utf8_lossy(&error_body);
             return Err(fail(
                 FailureKind::Http(head.status),

@@ -175,6 +175,13 @@ pub struct Head {
     pub framing: Framing,
 }
 
+impl Head {
+    /// A 2xx status: the body is the event stream.
+    pub fn success(&self) -> bool {
+        (200..300).contains(&self.status)
+    }
+}
+
 /// How the body's end is known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Framing {

@@ -187,11 +187,10 @@ pub async fn run(
     };
 
     let n = prompts.len();
-    raise_open_files_limit(cfg.max_concurrency.unwrap_or(n).min(n));
+    let in_flight = cfg.max_concurrency.unwrap_or(n).min(n);
+    raise_open_files_limit(in_flight);
     if cfg.client.keep_alive {
-        client
-            .preconnect(cfg.max_concurrency.unwrap_or(n).min(n).min(MAX_PRECONNECT))
-            .await;
+        client.preconnect(in_flight.min(MAX_PRECONNECT)).await;
     }
     progress.start(n as u64);
     let slots = cfg.max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
