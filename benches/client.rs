@@ -668,10 +668,7 @@ fn main() {
     } else {
         notes.push("server thread SCHED_FIFO 20 on core 0, clients SCHED_FIFO 10 on core 1".into());
         // Back to normal for this driver thread; the server thread sets its own.
-        unsafe {
-            let p = libc::sched_param { sched_priority: 0 };
-            libc::sched_setscheduler(0, libc::SCHED_OTHER, &p);
-        }
+        child::set_normal();
     }
     let sglang = if flag("--skip-sglang") || prep_only {
         None

@@ -37,11 +37,16 @@ impl Priority {
 
 impl Drop for Priority {
     fn drop(&mut self) {
-        // SAFETY: sched_param is plain data; pid 0 is the calling thread.
-        unsafe {
-            let p = libc::sched_param { sched_priority: 0 };
-            libc::sched_setscheduler(0, libc::SCHED_OTHER, &p);
-        }
+        set_normal();
+    }
+}
+
+/// The calling thread back to normal (SCHED_OTHER) scheduling.
+pub fn set_normal() {
+    // SAFETY: sched_param is plain data; pid 0 is the calling thread.
+    unsafe {
+        let p = libc::sched_param { sched_priority: 0 };
+        libc::sched_setscheduler(0, libc::SCHED_OTHER, &p);
     }
 }
 
