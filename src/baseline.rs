@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::gate::GateConfig;
 use crate::record::{Direction, ScenarioParams, ScenarioResult};
+use crate::text::line_col;
 
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -182,15 +183,6 @@ pub enum BaselineError {
     },
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
-}
-
-/// 1-based line and column of a byte offset.
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let col = before.rfind('\n').map_or(offset, |i| offset - i - 1) + 1;
-    (line, col)
 }
 
 impl Baseline {
@@ -429,7 +421,7 @@ impl Baseline {
             if let Some(cmd) = &r.launch_command {
                 match &model.launch_command {
                     None => {
-                        let l = crate::import::launch::parse(cmd);
+                        let l = crate::suite::launch::parse(cmd);
                         model.launch_command = Some(cmd.clone());
                         model.extra_args = l.extra_args.clone();
                         if let Some(other) = l.model.as_deref().filter(|m| *m != r.model) {

@@ -804,7 +804,7 @@ mod tests {
         all.extend_from_slice(&f.full);
         all.extend_from_slice(&f.rest.as_ref().unwrap().1);
         all.extend_from_slice(&f.finals);
-        let events = crate::sse::decode_all([&all[..]]);
+        let events = crate::client::sse::decode_all([&all[..]]);
         assert_eq!(events.len(), 5);
         for e in &events {
             let v: serde_json::Value = serde_json::from_slice(&e.data).unwrap();

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -479,6 +480,96 @@ pub fn to_jsonl(records: &[ScenarioResult]) -> String {
         s.push('\n');
     }
     s
+}
+
+/// Why a request failed. Every kind is counted separately, with the first message kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FailureKind {
+    /// The server answered with a non-2xx status.
+    Http(u16),
+    /// The stream carried an in-band `error` (an `event: error` or a JSON object with `error`).
+    ErrorEvent,
+    /// A data event that is not JSON, or JSON of an unexpected shape.
+    MalformedEvent,
+    /// The request could not be sent (refused, reset before a response, bad URL).
+    Connection,
+    /// The connection broke while the body was streaming.
+    ConnectionReset,
+    /// `--request-timeout` elapsed.
+    Timeout,
+    /// The body ended cleanly but without `data: [DONE]`.
+    NoDone,
+}
+
+impl FailureKind {
+    /// The key in [`ScenarioResult::errors`].
+    pub fn key(self) -> String {
+        match self {
+            FailureKind::Http(s) => format!("http_{s}"),
+            FailureKind::ErrorEvent => "sse_error_event".into(),
+            FailureKind::MalformedEvent => "malformed_event".into(),
+            FailureKind::Connection => "connection_error".into(),
+            FailureKind::ConnectionReset => "connection_reset".into(),
+            FailureKind::Timeout => "timeout".into(),
+            FailureKind::NoDone => "stream_ended_without_done".into(),
+        }
+    }
+}
+
+/// A failed request's kind and message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+/// What one request measured. Times are offsets from the start of the run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RequestRecord {
+    /// Position of the prompt in the scenario.
+    pub index: u32,
+    /// Prompt length in tokens (from the dataset).
+    pub input_len: u32,
+    /// The requested `max_tokens`.
+    pub max_tokens: u32,
+    /// When the request was due. Latencies are measured from here (no coordinated omission).
+    pub scheduled: Duration,
+    /// When the request was handed to the connection.
+    pub sent: Duration,
+    /// When the first chunk carrying text arrived.
+    pub first_token: Option<Duration>,
+    /// When the stream ended (`[DONE]` read) or the request failed.
+    pub end: Duration,
+    /// Gaps between successive text-bearing chunks, in nanoseconds.
+    pub itl_ns: Vec<u64>,
+    /// Number of text-bearing chunks.
+    pub chunks: u32,
+    /// `usage.completion_tokens`, when the server sent usage.
+    pub usage_output_tokens: Option<u32>,
+    /// `usage.prompt_tokens`, when the server sent usage.
+    pub usage_prompt_tokens: Option<u32>,
+    /// The generated text.
+    pub text: String,
+    pub finish_reason: Option<String>,
+    pub failure: Option<Failure>,
+}
+
+impl RequestRecord {
+    pub fn ok(&self) -> bool {
+        self.failure.is_none()
+    }
+
+    /// Time to first token, seconds, from the scheduled send time (0 when no token arrived).
+    pub fn ttft(&self) -> f64 {
+        self.first_token
+            .map(|t| t.saturating_sub(self.scheduled).as_secs_f64())
+            .unwrap_or(0.0)
+    }
+
+    /// End-to-end latency, seconds, from the scheduled send time.
+    pub fn e2el(&self) -> f64 {
+        self.end.saturating_sub(self.scheduled).as_secs_f64()
+    }
 }
 
 #[cfg(test)]

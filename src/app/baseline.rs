@@ -115,7 +115,7 @@ fn show(a: ShowArgs) -> anyhow::Result<Exit> {
     if a.json {
         print!("{}", to_jsonl(&b.to_records()));
     } else {
-        print!("{}", crate::sidebyside::summary(&b));
+        print!("{}", crate::report::sidebyside::summary(&b));
     }
     Ok(Exit::Pass)
 }

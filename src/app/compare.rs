@@ -3,7 +3,7 @@
 use super::Exit;
 use crate::baseline::Baseline;
 use crate::cli::compare::CompareArgs;
-use crate::sidebyside::{self, ModelMap};
+use crate::report::sidebyside::{self, ModelMap};
 
 pub(crate) fn exec(args: CompareArgs) -> anyhow::Result<Exit> {
     let a = Baseline::load(&args.a)?;

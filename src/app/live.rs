@@ -20,10 +20,10 @@ use super::Exit;
 use crate::baseline::{Baseline, MetricSeries, Provenance, RunInfo};
 use crate::cli::check::CheckArgs;
 use crate::cli::live::{LiveArgs, Rerun};
+use crate::client::load::{self, RunConfig};
 use crate::dataset::{self, DatasetName, DatasetSpec};
 use crate::engine::{self, metrics, Engine, EngineError, EngineSpec};
 use crate::gate::{self, ScenarioError, Side, Verdict};
-use crate::load::{self, RunConfig};
 use crate::record::{Direction, ScenarioResult};
 use crate::suite::{self, ModelPlan, Overrides, Plan, ScenarioPlan};
 use crate::tokenizer::{self, Tokenize};
@@ -108,7 +108,10 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let ov = overrides(live)?;
     let plan = suite::plan(&file, &ov).with_context(|| shown.clone())?;
     if live.dry_run {
-        print!("{}", suite::render_dry_run(&plan, &shown, live.runs));
+        print!(
+            "{}",
+            crate::report::dryrun::render_dry_run(&plan, &shown, live.runs)
+        );
         return Ok(Exit::Pass);
     }
     let settings = settings(live)?;
@@ -123,7 +126,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let mut out = Output::create(&live.output_dir)?;
     let _ = std::fs::write(
         live.output_dir.join("plan.txt"),
-        suite::render_dry_run(&plan, &shown, live.runs),
+        crate::report::dryrun::render_dry_run(&plan, &shown, live.runs),
     );
     let rt = super::runtime()?;
     let (tx, rx) = watch::channel(false);

@@ -10,13 +10,13 @@ use anyhow::Context;
 
 use super::{infra, Exit};
 use crate::cli::run::{FakeServerArgs, RunArgs};
+use crate::client::load::{self, LoadError, Progress, RunConfig};
 use crate::client::ClientConfig;
 use crate::dataset::{self, DatasetName, DatasetSpec};
 use crate::fakeserver::{FakeConfig, FakeServer, Fault};
-use crate::load::{self, LoadError, Progress, RunConfig};
 use crate::metrics::{self, Metric, MetricsConfig};
-use crate::output;
 use crate::record::ScenarioParams;
+use crate::report::output;
 use crate::tokenizer::Tokenize;
 
 pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {

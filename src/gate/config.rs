@@ -193,7 +193,7 @@ impl GateConfig {
         let cfg: GateConfig = toml::from_str(text).map_err(|e| {
             let (line, col) = e
                 .span()
-                .map_or((1, 1), |s| crate::baseline::line_col(text, s.start));
+                .map_or((1, 1), |s| crate::text::line_col(text, s.start));
             ConfigError::Parse {
                 path: path.into(),
                 line,

@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::text::shell_words;
+
 /// Arguments by canonical argparse destination name. `None` values (Python `None`) are dropped.
 pub type ArgMap = BTreeMap<String, String>;
 
@@ -99,64 +101,6 @@ fn unquote(v: &str) -> String {
     } else {
         v.to_string()
     }
-}
-
-/// Split a shell command line into words: single and double quotes, backslash escapes and
-/// line continuations are honoured; nothing is expanded.
-pub fn shell_words(cmd: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = cmd.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some('\n') => {}
-                Some(n) => {
-                    cur.push(n);
-                    in_word = true;
-                }
-                None => {}
-            },
-            '\'' => {
-                in_word = true;
-                for n in chars.by_ref() {
-                    if n == '\'' {
-                        break;
-                    }
-                    cur.push(n);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(n) = chars.next() {
-                    match n {
-                        '"' => break,
-                        '\\' => {
-                            if let Some(m) = chars.next() {
-                                cur.push(m);
-                            }
-                        }
-                        _ => cur.push(n),
-                    }
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            c => {
-                cur.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if in_word {
-        words.push(cur);
-    }
-    words
 }
 
 /// Options of a command line (`--key value`, `--key=value`, bare `--flag` → `true`), keyed

@@ -13,10 +13,11 @@
 //! block are errors, so nothing printed is silently lost.
 
 use super::args::{self, ArgMap};
-use super::{launch, parse_f64, parse_u64, ImportError, ImportOptions, Imported};
+use super::{parse_f64, parse_u64, ImportError, ImportOptions, Imported};
 use crate::record::{
     OutputTokenSource, RangeConvention, RequestRate, ScenarioParams, ScenarioResult,
 };
+use crate::suite::launch;
 
 /// The run context collected from the lines before a block.
 #[derive(Debug, Default, Clone)]
@@ -173,7 +174,7 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
         } else if let Some(cmd) = args::benchmark_command(t) {
             let (cmd, last) = join_continued(&lines, i, cmd);
             ctx.new_run();
-            ctx.cmdline = args::parse_options(&args::shell_words(&cmd));
+            ctx.cmdline = args::parse_options(&crate::text::shell_words(&cmd));
             i = last;
         } else if launch::is_launch_command(t.trim_start_matches("$ ")) {
             let (cmd, last) = join_continued(&lines, i, t.trim_start_matches("$ "));

@@ -12,7 +12,6 @@ use crate::record::{RangeConvention, ScenarioResult};
 
 pub mod args;
 pub mod console;
-pub mod launch;
 pub mod lmdeploy_csv;
 pub mod sglang_jsonl;
 pub mod vllm_json;

@@ -7,10 +7,10 @@
 use serde_json::{Map, Value};
 
 use super::{ImportError, ImportOptions, Imported};
-use crate::baseline::line_col;
 use crate::record::{
     is_stat_key, OutputTokenSource, RangeConvention, RequestRate, ScenarioParams, ScenarioResult,
 };
+use crate::text::line_col;
 
 /// Which tool wrote the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

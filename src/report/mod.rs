@@ -1,9 +1,14 @@
-//! Renderers of a gate [`Report`]: pure functions from the one verdict structure to a `String`
-//! (terminal table, markdown for PR comments and job summaries, JSON). They never compute
+//! Renderers: pure functions from a result structure to a `String`. Here the gate [`Report`]
+//! (terminal table, markdown for PR comments and job summaries, JSON); in the submodules a
+//! `perfgate run`'s vLLM-style summary ([`output`]), the side-by-side comparison of two baselines
+//! ([`sidebyside`]) and a live check's `--dry-run` plan ([`dryrun`]). They never compute
 //! statistics and never print; the caller decides where the text goes.
 
+pub mod dryrun;
 pub mod json;
 pub mod markdown;
+pub mod output;
+pub mod sidebyside;
 pub mod terminal;
 
 pub use json::render_json;

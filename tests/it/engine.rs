@@ -238,7 +238,7 @@ fn preset_file(preset: &str, engine: &str, version: &str, extra_engine: &str) ->
 fn dry_run(text: &str, ov: &perfgate::suite::Overrides) -> String {
     let b = perfgate::baseline::Baseline::parse(text, "suite.toml").unwrap();
     let plan = perfgate::suite::plan(&b, ov).unwrap();
-    perfgate::suite::render_dry_run(&plan, "suite.toml", 3)
+    perfgate::report::dryrun::render_dry_run(&plan, "suite.toml", 3)
 }
 
 #[test]

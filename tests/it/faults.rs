@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
+use perfgate::client::load::{self, LoadError, NoProgress};
 use perfgate::fakeserver::{FakeConfig, Fault};
-use perfgate::load::{self, LoadError, NoProgress};
 
 use crate::support::*;
 

@@ -1,8 +1,8 @@
 //! `perfgate run`'s measuring core against the in-repo fake server: its numbers must agree with
 //! what the server itself measured.
 
+use perfgate::client::load::{self, NoProgress};
 use perfgate::fakeserver::FakeConfig;
-use perfgate::load::{self, NoProgress};
 use perfgate::record::{OutputTokenSource, RequestRate};
 
 use crate::support::*;

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use perfgate::client::{Client, ClientConfig};
 use perfgate::dataset::Prompt;
-use perfgate::metrics::RequestRecord;
+use perfgate::record::RequestRecord;
 
 use crate::support::*;
 

@@ -5,9 +5,9 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
+use perfgate::client::load::RunConfig;
 use perfgate::dataset::Prompt;
 use perfgate::fakeserver::{FakeConfig, FakeServer};
-use perfgate::load::RunConfig;
 use perfgate::tokenizer::{Tokenize, TokenizerError};
 
 /// One token per whitespace-separated word; ids are positions in a tiny vocabulary.

@@ -18,7 +18,8 @@ use tokio::sync::{mpsc, Semaphore};
 
 use crate::client::{Client, ClientConfig, ClientError};
 use crate::dataset::Prompt;
-use crate::metrics::{Accumulator, Detailed, MetricsConfig, RequestRecord};
+use crate::metrics::{Accumulator, Detailed, MetricsConfig};
+use crate::record::RequestRecord;
 use crate::record::{RequestRate, ScenarioParams, ScenarioResult};
 use crate::tokenizer::Tokenize;
 

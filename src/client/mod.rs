@@ -3,16 +3,21 @@
 //! finish reason, or the failure and its kind. No retries, ever: every failure is data.
 //!
 //! Timestamps are taken once per read from the socket, right after its bytes are in; every SSE
-//! event in that read shares it. The HTTP/1.1 framing ([`crate::h1`]), the event framing
-//! ([`crate::sse`]) and the JSON of each event ([`crate::chunk`]) are decoded in place, so an event
-//! costs a scan of its bytes and an append of its text.
+//! event in that read shares it. The HTTP/1.1 framing ([`h1`]), the event framing ([`sse`])
+//! and the JSON of each event ([`chunk`]) are decoded in place, so an event costs a scan of its
+//! bytes and an append of its text. The load generator ([`load`]) schedules requests over it.
+
+pub mod chunk;
+pub mod h1;
+pub mod load;
+pub mod sse;
 
 use std::time::{Duration, Instant};
 
-use crate::dataset::Prompt;
-use crate::metrics::{Failure, FailureKind, RequestRecord};
-use crate::{chunk, h1, sse};
 use tokio::io::AsyncWriteExt;
+
+use crate::dataset::Prompt;
+use crate::record::{Failure, FailureKind, RequestRecord};
 
 /// How to talk to the server.
 #[derive(Debug, Clone)]

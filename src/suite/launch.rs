@@ -3,7 +3,7 @@
 //! `lmdeploy serve api_server X --tp 2`): which engine, model, image, tensor-parallel size, and
 //! the remaining engine arguments, so a baseline can say how to start the engine again.
 
-use super::args::shell_words;
+use crate::text::shell_words;
 
 /// What a launch command says.
 #[derive(Debug, Clone, PartialEq, Default)]
