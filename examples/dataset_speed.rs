@@ -47,6 +47,7 @@ fn main() -> anyhow::Result<()> {
         range_convention: RangeConvention::Vllm,
         sharegpt_output_len: None,
         seed: 0,
+        ..Default::default()
     };
     let (t, c) = (Instant::now(), cpu());
     let ds = build(&spec, tok.as_ref())?;

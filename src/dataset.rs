@@ -11,6 +11,11 @@
 //!   complete conversation; vLLM's filters and seeded shuffle. Counting stops past the
 //!   filters' limits (a longer text fails them whatever its exact count).
 //! * `jsonl`: `{"prompt": .., "output_len": ..}` per line.
+//! * `prefix_repetition` (vLLM's): `num_prefixes` shared prefixes of `prefix_len` tokens, each
+//!   prompt one of them plus its own `suffix_len`-token suffix, in a seeded shuffled order — the
+//!   workload of prefix caching.
+//! * `custom` (vLLM's): `{"prompt": ..}` per line, every output `custom_output_len` tokens.
+//! * `random` with `random_prefix_len`: one shared random prefix before every prompt.
 //!
 //! Everything is deterministic for a given seed and tokenizer.
 
@@ -36,13 +41,23 @@ pub struct Prompt {
     pub output_len: u32,
 }
 
-/// Which dataset (`--dataset-name`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// Which dataset (`--dataset-name`); names as vLLM spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum DatasetName {
+    /// Random tokens of exact lengths.
+    #[default]
     Random,
+    /// ShareGPT conversations (`--dataset-path`).
     Sharegpt,
+    /// One random prompt, repeated.
     Fixed,
+    /// `{"prompt", "output_len"}` per line (`--dataset-path`).
     Jsonl,
+    /// Shared prefixes with unique suffixes (prefix caching).
+    #[value(name = "prefix_repetition", alias = "prefix-repetition")]
+    PrefixRepetition,
+    /// vLLM's custom JSONL: `{"prompt"}` per line, output length from --custom-output-len.
+    Custom,
 }
 
 impl DatasetName {
@@ -52,6 +67,28 @@ impl DatasetName {
             DatasetName::Sharegpt => "sharegpt",
             DatasetName::Fixed => "fixed",
             DatasetName::Jsonl => "jsonl",
+            DatasetName::PrefixRepetition => "prefix_repetition",
+            DatasetName::Custom => "custom",
+        }
+    }
+}
+
+/// The `prefix_repetition` dataset's shape (vLLM's defaults: 256, 256, 10, 128).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrefixRepetition {
+    pub prefix_len: u32,
+    pub suffix_len: u32,
+    pub num_prefixes: u32,
+    pub output_len: u32,
+}
+
+impl Default for PrefixRepetition {
+    fn default() -> Self {
+        PrefixRepetition {
+            prefix_len: 256,
+            suffix_len: 256,
+            num_prefixes: 10,
+            output_len: 128,
         }
     }
 }
@@ -68,6 +105,31 @@ pub struct DatasetSpec {
     pub range_convention: RangeConvention,
     pub sharegpt_output_len: Option<u32>,
     pub seed: u64,
+    /// `random`: a shared prefix of this many tokens before every prompt (vLLM's
+    /// `--random-prefix-len`; 0: none).
+    pub random_prefix_len: u32,
+    pub prefix_repetition: PrefixRepetition,
+    /// `custom`: the output length of every prompt (vLLM's `--custom-output-len`, default 256).
+    pub custom_output_len: u32,
+}
+
+impl Default for DatasetSpec {
+    fn default() -> Self {
+        DatasetSpec {
+            name: DatasetName::Random,
+            path: None,
+            num_prompts: 1000,
+            random_input_len: 1024,
+            random_output_len: 128,
+            random_range_ratio: 0.0,
+            range_convention: RangeConvention::Vllm,
+            sharegpt_output_len: None,
+            seed: 0,
+            random_prefix_len: 0,
+            prefix_repetition: PrefixRepetition::default(),
+            custom_output_len: 256,
+        }
+    }
 }
 
 /// The prompts, plus notes for the user (e.g. "file truncated: read 17,671 complete records").
@@ -114,7 +176,152 @@ pub fn build(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetE
         DatasetName::Fixed => fixed(spec, tok),
         DatasetName::Sharegpt => sharegpt(spec, tok),
         DatasetName::Jsonl => jsonl(spec, tok),
+        DatasetName::PrefixRepetition => prefix_repetition(spec, tok),
+        DatasetName::Custom => custom(spec, tok),
     }
+}
+
+/// Put `prefix` before every prompt and count the joined texts again (the counts are what the
+/// records report; they equal prefix + prompt for the word-token texts the synthesiser builds).
+fn with_prefix(
+    prompts: &mut [Prompt],
+    prefixes: &[String],
+    which: impl Fn(usize) -> usize,
+    tok: &dyn Tokenize,
+) -> Result<usize, DatasetError> {
+    for (i, p) in prompts.iter_mut().enumerate() {
+        p.text = format!("{}{}", prefixes[which(i)], p.text);
+    }
+    let texts: Vec<&str> = prompts.iter().map(|p| p.text.as_str()).collect();
+    let counts = tok.count_batch(&texts, usize::MAX)?;
+    let mut changed = 0;
+    for (p, n) in prompts.iter_mut().zip(counts) {
+        let n = u32::try_from(n).unwrap_or(u32::MAX);
+        changed += usize::from(n != p.input_len);
+        p.input_len = n;
+    }
+    Ok(changed)
+}
+
+fn prefix_repetition(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
+    let pr = spec.prefix_repetition;
+    if pr.num_prefixes == 0 || pr.suffix_len + pr.prefix_len == 0 || pr.output_len == 0 {
+        return Err(DatasetError::Invalid(
+            "prefix_repetition needs --prefix-repetition-num-prefixes >= 1, a prefix or suffix \
+             of at least 1 token, and --prefix-repetition-output-len >= 1"
+                .into(),
+        ));
+    }
+    let n = spec.num_prompts;
+    let synth = Synth::new(tok, spec.seed)?;
+    let prefixes = if pr.prefix_len > 0 {
+        let lens = vec![pr.prefix_len; pr.num_prefixes as usize];
+        synth.exact_texts(&lens, mix(spec.seed, 0x5052_4546))?
+    } else {
+        vec![String::new(); pr.num_prefixes as usize]
+    };
+    let suffixes = if pr.suffix_len > 0 {
+        synth.exact_texts(&vec![pr.suffix_len; n], spec.seed)?
+    } else {
+        vec![String::new(); n]
+    };
+    let mut prompts: Vec<Prompt> = suffixes
+        .into_iter()
+        .map(|text| Prompt {
+            text,
+            input_len: pr.prefix_len + pr.suffix_len,
+            output_len: pr.output_len,
+        })
+        .collect();
+    // Prefix i % k for prompt i, then a seeded shuffle (vLLM shuffles too): the server sees
+    // the prefixes interleaved, so a hit needs the cache to hold all k of them.
+    let k = pr.num_prefixes as usize;
+    let changed = with_prefix(&mut prompts, &prefixes, |i| i % k, tok)?;
+    let mut rng = StdRng::seed_from_u64(mix(spec.seed, 0x5348_5546));
+    for i in (1..prompts.len()).rev() {
+        let j = rng.random_range(0..=i);
+        prompts.swap(i, j);
+    }
+    let mut notes = vec![format!(
+        "prefix_repetition: {n} prompts, {k} shared prefixes of {} tokens + unique suffixes of {} \
+         tokens, output {} tokens, seed {}",
+        pr.prefix_len, pr.suffix_len, pr.output_len, spec.seed
+    )];
+    if changed > 0 {
+        notes.push(format!(
+            "prefix_repetition: {changed} prompts encode to other than prefix + suffix tokens \
+             when joined; their input lengths are the joined counts"
+        ));
+    }
+    notes.extend(synth.note());
+    Ok(Dataset { prompts, notes })
+}
+
+fn custom(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
+    #[derive(Deserialize)]
+    struct Line {
+        prompt: String,
+    }
+    if spec.custom_output_len == 0 {
+        return Err(DatasetError::Invalid(
+            "--custom-output-len must be at least 1".into(),
+        ));
+    }
+    let path = need_path(spec)?;
+    let buf = read_file(path)?;
+    let text = std::str::from_utf8(&buf).map_err(|e| DatasetError::Parse {
+        path: path.to_path_buf(),
+        line: line_of(&buf, e.valid_up_to()),
+        msg: "not valid UTF-8".into(),
+    })?;
+    let mut rows: Vec<(usize, String)> = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row: Line = serde_json::from_str(line).map_err(|e| DatasetError::Parse {
+            path: path.to_path_buf(),
+            line: i + 1,
+            msg: format!("expected {{\"prompt\": string}}: {e}"),
+        })?;
+        rows.push((i + 1, row.prompt));
+        if rows.len() >= spec.num_prompts {
+            break;
+        }
+    }
+    if rows.len() < spec.num_prompts {
+        return Err(DatasetError::Invalid(format!(
+            "{}: {} prompts in the file, {} asked for (--num-prompts)",
+            path.display(),
+            rows.len(),
+            spec.num_prompts
+        )));
+    }
+    let texts: Vec<&str> = rows.iter().map(|(_, p)| p.as_str()).collect();
+    let counts = tok.count_batch(&texts, usize::MAX)?;
+    let mut prompts = Vec::with_capacity(rows.len());
+    for ((line, prompt), n) in rows.iter().zip(counts) {
+        if n == 0 {
+            return Err(DatasetError::Parse {
+                path: path.to_path_buf(),
+                line: *line,
+                msg: "the prompt encodes to zero tokens".into(),
+            });
+        }
+        prompts.push(Prompt {
+            text: prompt.clone(),
+            input_len: u32::try_from(n).unwrap_or(u32::MAX),
+            output_len: spec.custom_output_len,
+        });
+    }
+    let notes = vec![format!(
+        "custom: {} prompts from {} in file order, output {} tokens; prompts are sent as written \
+         (no chat template is applied client-side; the chat endpoint applies the server's)",
+        prompts.len(),
+        path.display(),
+        spec.custom_output_len
+    )];
+    Ok(Dataset { prompts, notes })
 }
 
 /// Draw `n` lengths uniformly from the inclusive range the convention gives.
@@ -159,15 +366,29 @@ fn random(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetErro
     let output_lens = draw_lens(&mut rng, n, spec.random_output_len, ratio, conv);
     let synth = Synth::new(tok, spec.seed)?;
     let texts = synth.exact_texts(&input_lens, spec.seed)?;
-    let prompts = texts
+    let mut prompts: Vec<Prompt> = texts
         .into_iter()
         .zip(input_lens.iter().zip(&output_lens))
         .map(|(text, (&input_len, &output_len))| Prompt {
             text,
-            input_len,
+            input_len: input_len + spec.random_prefix_len,
             output_len,
         })
         .collect();
+    let mut prefix_note = None;
+    if spec.random_prefix_len > 0 {
+        let prefix = synth.exact_texts(&[spec.random_prefix_len], mix(spec.seed, 0x5052_4546))?;
+        let changed = with_prefix(&mut prompts, &prefix, |_| 0, tok)?;
+        prefix_note = Some(format!(
+            "random: a shared prefix of {} tokens before every prompt{}",
+            spec.random_prefix_len,
+            if changed > 0 {
+                format!(" ({changed} joined prompts encode to another count; theirs is used)")
+            } else {
+                String::new()
+            }
+        ));
+    }
     let (ilo, ihi) = conv.bounds(spec.random_input_len as u64, ratio);
     let (olo, ohi) = conv.bounds(spec.random_output_len as u64, ratio);
     let mut notes = vec![format!(
@@ -176,6 +397,7 @@ fn random(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetErro
         conv.as_str(),
         spec.seed
     )];
+    notes.extend(prefix_note);
     notes.extend(synth.note());
     Ok(Dataset { prompts, notes })
 }
@@ -922,6 +1144,7 @@ mod tests {
             range_convention: RangeConvention::Vllm,
             sharegpt_output_len: None,
             seed: 7,
+            ..Default::default()
         }
     }
 

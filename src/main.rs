@@ -1,8 +1,10 @@
 //! The `perfgate` binary: parse the command line, run the app, map the outcome to an exit code.
 
-use clap::Parser;
-
 fn main() -> std::process::ExitCode {
-    let cli = perfgate::cli::Cli::parse();
+    let cli = match perfgate::cli::parse_from(std::env::args_os()) {
+        Ok(cli) => cli,
+        // --help and --version exit 0; usage errors exit 2 (clap's own codes).
+        Err(e) => e.exit(),
+    };
     perfgate::app::main(cli)
 }

@@ -138,8 +138,66 @@ pub struct ScenarioParams {
     pub request_rate: RequestRate,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burstiness: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Written as `null` when unset, as vLLM does (its comparison scripts read the key).
+    #[serde(default)]
     pub max_concurrency: Option<u64>,
+    /// vLLM's `--random-prefix-len`: a shared prefix of this many tokens before every random
+    /// prompt (added to `random_input_len`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_prefix_len: Option<u64>,
+    /// `prefix_repetition` dataset: tokens of each shared prefix, of the unique suffix, how many
+    /// distinct prefixes, and the output length (vLLM's `--prefix-repetition-*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_repetition_prefix_len: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_repetition_suffix_len: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_repetition_num_prefixes: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_repetition_output_len: Option<u64>,
+    /// `custom` dataset: the output length of every prompt (vLLM's `--custom-output-len`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_output_len: Option<u64>,
+    /// Ramp-up of the request rate (vLLM's `--ramp-up-strategy`, `linear` or `exponential`)
+    /// from `ramp_up_start_rps` to `ramp_up_end_rps` over the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_up_strategy: Option<RampUpStrategy>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_up_start_rps: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_up_end_rps: Option<f64>,
+}
+
+/// How the request rate ramps up over a run (vLLM's `--ramp-up-strategy`): the rate of request
+/// `i` of `n` is `start + (end − start)·i/(n−1)` (linear) or `start·(end/start)^(i/(n−1))`
+/// (exponential); each gap is then drawn as for a fixed rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum RampUpStrategy {
+    Linear,
+    Exponential,
+}
+
+impl RampUpStrategy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RampUpStrategy::Linear => "linear",
+            RampUpStrategy::Exponential => "exponential",
+        }
+    }
+
+    /// The rate of request `i` of `n`, in requests per second.
+    pub fn rate(self, start: f64, end: f64, i: usize, n: usize) -> f64 {
+        let progress = if n > 1 {
+            i as f64 / (n - 1) as f64
+        } else {
+            0.0
+        };
+        match self {
+            RampUpStrategy::Linear => start + (end - start) * progress,
+            RampUpStrategy::Exponential => start * (end / start).powf(progress),
+        }
+    }
 }
 
 impl ScenarioParams {
@@ -174,12 +232,45 @@ impl ScenarioParams {
                 s.push_str(&format!("-out{o}"));
             }
         }
+        if uses_random_lens {
+            if let Some(p) = self.random_prefix_len.filter(|p| *p > 0) {
+                s.push_str(&format!("-prefix{p}"));
+            }
+        }
+        if self.dataset_name == "prefix_repetition" {
+            let part = |v: Option<u64>| v.map_or("?".to_string(), |v| v.to_string());
+            s.push_str(&format!(
+                "-prefix{}x{}-suffix{}-out{}",
+                part(self.prefix_repetition_prefix_len),
+                part(self.prefix_repetition_num_prefixes),
+                part(self.prefix_repetition_suffix_len),
+                part(self.prefix_repetition_output_len),
+            ));
+        }
+        if self.dataset_name == "custom" {
+            if let Some(o) = self.custom_output_len {
+                s.push_str(&format!("-out{o}"));
+            }
+        }
         s.push_str(&format!("-n{}", self.num_prompts));
         if let Some(c) = self.max_concurrency {
             s.push_str(&format!("-c{c}"));
         }
+        let ramp = match (
+            self.ramp_up_strategy,
+            self.ramp_up_start_rps,
+            self.ramp_up_end_rps,
+        ) {
+            (Some(k), Some(a), Some(b)) => Some(format!("-ramp{}{a}..{b}", &k.as_str()[..3])),
+            _ => None,
+        };
         if let RequestRate::PerSecond(r) = self.request_rate {
             s.push_str(&format!("-r{r}"));
+        }
+        if let Some(ramp) = &ramp {
+            s.push_str(ramp);
+        }
+        if !self.request_rate.is_inf() || ramp.is_some() {
             if let Some(b) = self.burstiness.filter(|b| *b != 1.0) {
                 s.push_str(&format!("-b{b}"));
             }
@@ -280,9 +371,21 @@ pub struct ScenarioResult {
     // ---- perfgate's own ----------------------------------------------------------------
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_token_source: Option<OutputTokenSource>,
-    /// Failed requests by kind (`http_500`, `sse_error_event`, `malformed_event`, `timeout`, …).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    /// Failed requests by kind (`http_500`, `sse_error_event`, `malformed_event`, `timeout`, …),
+    /// written as `errors_by_kind`: vLLM's `errors` is its per-request list (`--save-detailed`).
+    /// Records written before the rename carry the counts as an `errors` object; they still read.
+    #[serde(
+        default,
+        rename = "errors_by_kind",
+        alias = "errors",
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "errors_by_kind"
+    )]
     pub errors: BTreeMap<String, ErrorCount>,
+    /// `--metadata KEY=VALUE` pairs of the run (vLLM also writes them as top-level keys of its
+    /// result JSON; `perfgate run --save-result` does the same).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, String>,
     /// Where the record came from: `run`, or `FILE:LINE` for an import.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -415,6 +518,80 @@ pub fn format_percentile(p: f64) -> String {
     }
 }
 
+/// The by-kind error counts: an object of [`ErrorCount`]s. A list (vLLM's per-request `errors`,
+/// one message or `""` per request) holds no kinds and reads as none.
+fn errors_by_kind<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<BTreeMap<String, ErrorCount>, D::Error> {
+    match Option::<serde_json::Value>::deserialize(d)? {
+        None | Some(serde_json::Value::Null) | Some(serde_json::Value::Array(_)) => {
+            Ok(BTreeMap::new())
+        }
+        Some(v @ serde_json::Value::Object(_)) => {
+            BTreeMap::<String, ErrorCount>::deserialize(v).map_err(serde::de::Error::custom)
+        }
+        Some(_) => Err(serde::de::Error::custom(
+            "expected an object of {count, first_message} by kind, or vLLM's per-request list",
+        )),
+    }
+}
+
+/// Every top-level key a record may have besides the statistics (`mean_ttft_ms`, …): the fields
+/// of [`ScenarioResult`] and of the flattened [`ScenarioParams`], and the old name `errors`.
+pub const RECORD_KEYS: [&str; 51] = [
+    "date",
+    "backend",
+    "engine",
+    "engine_version",
+    "model",
+    "model_id",
+    "tokenizer_id",
+    "dataset_name",
+    "num_prompts",
+    "random_input_len",
+    "random_output_len",
+    "random_range_ratio",
+    "range_convention",
+    "sharegpt_output_len",
+    "request_rate",
+    "burstiness",
+    "max_concurrency",
+    "seed",
+    "run_index",
+    "completed",
+    "failed",
+    "duration",
+    "total_input_tokens",
+    "total_output_tokens",
+    "total_output_tokens_retokenized",
+    "request_throughput",
+    "request_goodput",
+    "input_throughput",
+    "output_throughput",
+    "total_token_throughput",
+    "max_output_tokens_per_s",
+    "max_concurrent_requests",
+    "concurrency",
+    "launch_command",
+    "tensor_parallel_size",
+    "output_token_source",
+    "errors_by_kind",
+    "errors",
+    "metadata",
+    "source",
+    "perfgate_version",
+    "derived",
+    "random_prefix_len",
+    "prefix_repetition_prefix_len",
+    "prefix_repetition_suffix_len",
+    "prefix_repetition_num_prefixes",
+    "prefix_repetition_output_len",
+    "custom_output_len",
+    "ramp_up_strategy",
+    "ramp_up_start_rps",
+    "ramp_up_end_rps",
+];
+
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
     #[error("{path}:{line}: {message}")]
@@ -426,50 +603,147 @@ pub enum RecordError {
     #[error("{path}: {source}")]
     Io {
         path: String,
-        #[source]
         source: std::io::Error,
-    },
-    #[error("{path}:{line}: unknown field `{key}` in a results record")]
-    UnknownKey {
-        path: String,
-        line: usize,
-        key: String,
     },
 }
 
+/// Records read from JSON Lines, with what was ignored on the way.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReadRecords {
+    pub records: Vec<ScenarioResult>,
+    /// One line per unknown key (its first line and how many lines had it): unknown keys are
+    /// ignored, so that a record written by a newer perfgate or extended by hand still reads.
+    pub warnings: Vec<String>,
+}
+
 /// Parse JSON Lines of records. Blank lines are skipped; every other line must be a record.
+/// Unknown keys are ignored (see [`parse_jsonl_with_warnings`] for the warnings).
 pub fn parse_jsonl(text: &str, path: &str) -> Result<Vec<ScenarioResult>, RecordError> {
-    let mut out = Vec::new();
+    parse_jsonl_with_warnings(text, path).map(|r| r.records)
+}
+
+/// Parse JSON Lines of records. A line that is not a JSON object, a key whose value has the
+/// wrong type and a missing required key are errors naming the file, line and key; a key that
+/// is neither a record field nor a statistic (`p99_ttft_ms`, …) is ignored with a warning.
+pub fn parse_jsonl_with_warnings(text: &str, path: &str) -> Result<ReadRecords, RecordError> {
+    let mut out = ReadRecords::default();
+    // unknown key -> (first line, lines)
+    let mut unknown: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.is_empty() {
             continue;
         }
-        let rec: ScenarioResult = serde_json::from_str(t).map_err(|e| RecordError::Parse {
+        let at = |message: String| RecordError::Parse {
             path: path.to_string(),
             line: i + 1,
-            message: e.to_string(),
-        })?;
-        if let Some(key) = rec.stats.keys().find(|k| !is_stat_key(k)) {
-            return Err(RecordError::UnknownKey {
-                path: path.to_string(),
-                line: i + 1,
-                key: key.clone(),
-            });
+            message,
+        };
+        let value: serde_json::Value =
+            serde_json::from_str(t).map_err(|e| at(format!("not valid JSON: {e}")))?;
+        let serde_json::Value::Object(mut map) = value else {
+            return Err(at("a record must be a JSON object".into()));
+        };
+        let metadata = map.get("metadata").cloned();
+        map.retain(|k, v| {
+            if RECORD_KEYS.contains(&k.as_str()) || is_stat_key(k) {
+                return true;
+            }
+            // `--save-result` repeats the metadata as top-level keys, as vLLM does.
+            let echoed = metadata
+                .as_ref()
+                .and_then(|m| m.get(k))
+                .is_some_and(|m| m == v);
+            if !echoed {
+                let e = unknown.entry(k.clone()).or_insert((i + 1, 0));
+                e.1 += 1;
+            }
+            false
+        });
+        for (k, v) in &map {
+            if is_stat_key(k) && !v.is_number() {
+                return Err(at(format!("`{k}`: expected a number, got {}", kind_of(v))));
+            }
         }
-        out.push(rec);
+        let rec = record_from_map(map).map_err(at)?;
+        out.records.push(rec);
+    }
+    for (key, (first, lines)) in unknown {
+        let more = if lines > 1 {
+            format!(" (and {} more lines)", lines - 1)
+        } else {
+            String::new()
+        };
+        out.warnings.push(format!(
+            "{path}:{first}: unknown field `{key}` ignored{more}"
+        ));
     }
     Ok(out)
 }
 
-/// Read a JSON Lines file of records.
+/// A short description of a JSON value for messages: `string "l6"`, `an object`, …
+fn kind_of(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::Null => "null".into(),
+        serde_json::Value::Bool(b) => format!("{b}"),
+        serde_json::Value::Number(n) => format!("number {n}"),
+        serde_json::Value::String(s) => {
+            let short: String = s.chars().take(40).collect();
+            format!("string {short:?}")
+        }
+        serde_json::Value::Array(_) => "a list".into(),
+        serde_json::Value::Object(_) => "an object".into(),
+    }
+}
+
+/// Deserialize one record; a type error names the key that caused it (serde's own message for a
+/// flattened struct does not).
+fn record_from_map(
+    map: serde_json::Map<String, serde_json::Value>,
+) -> Result<ScenarioResult, String> {
+    let whole = serde_json::Value::Object(map.clone());
+    let err = match serde_json::from_value::<ScenarioResult>(whole) {
+        Ok(r) => return Ok(r),
+        Err(e) => e.to_string(),
+    };
+    if err.starts_with("missing field") {
+        return Err(err);
+    }
+    // Find the key: each one alone on a minimal valid record.
+    let mut skeleton = serde_json::json!({
+        "model": "m", "dataset_name": "random", "num_prompts": 1, "completed": 1,
+        "duration": 1.0, "total_input_tokens": 1, "total_output_tokens": 1,
+        "request_throughput": 1.0, "output_throughput": 1.0
+    });
+    for (k, v) in &map {
+        let obj = skeleton.as_object_mut().expect("an object");
+        let before = obj.insert(k.clone(), v.clone());
+        let res = serde_json::from_value::<ScenarioResult>(skeleton.clone());
+        let obj = skeleton.as_object_mut().expect("an object");
+        match before {
+            Some(b) => obj.insert(k.clone(), b),
+            None => obj.remove(k),
+        };
+        if let Err(e) = res {
+            return Err(format!("`{k}`: {e} (got {})", kind_of(v)));
+        }
+    }
+    Err(err)
+}
+
+/// Read a JSON Lines file of records (unknown keys ignored; see [`read_jsonl_with_warnings`]).
 pub fn read_jsonl(path: &std::path::Path) -> Result<Vec<ScenarioResult>, RecordError> {
+    read_jsonl_with_warnings(path).map(|r| r.records)
+}
+
+/// Read a JSON Lines file of records, with the warnings about ignored keys.
+pub fn read_jsonl_with_warnings(path: &std::path::Path) -> Result<ReadRecords, RecordError> {
     let p = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
         path: p.clone(),
         source,
     })?;
-    parse_jsonl(&text, &p)
+    parse_jsonl_with_warnings(&text, &p)
 }
 
 /// Render records as JSON Lines (one compact object per line, trailing newline).
@@ -611,12 +885,82 @@ mod tests {
         assert_eq!(back, vec![r]);
     }
 
+    const MINIMAL: &str = "{\"model\":\"m\",\"dataset_name\":\"random\",\"num_prompts\":1,\"completed\":1,\"duration\":1,\"total_input_tokens\":1,\"total_output_tokens\":1,\"request_throughput\":1,\"output_throughput\":1";
+
     #[test]
-    fn unknown_key_names_file_and_line() {
+    fn unknown_keys_are_ignored_with_one_warning_each() {
         let mut text = to_jsonl(&[sample()]);
-        text.push_str("\n{\"model\":\"m\",\"dataset_name\":\"random\",\"num_prompts\":1,\"completed\":1,\"duration\":1,\"total_input_tokens\":1,\"total_output_tokens\":1,\"request_throughput\":1,\"output_throughput\":1,\"bogus\":3}\n");
+        text.push_str(&format!(
+            "\n{MINIMAL},\"bogus\":3,\"gpu\":\"l6\"}}\n{MINIMAL},\"bogus\":4}}\n"
+        ));
+        let got = parse_jsonl_with_warnings(&text, "r.jsonl").unwrap();
+        assert_eq!(got.records.len(), 3);
+        assert_eq!(got.records[1].completed, 1);
+        assert_eq!(
+            got.warnings,
+            [
+                "r.jsonl:3: unknown field `bogus` ignored (and 1 more lines)",
+                "r.jsonl:3: unknown field `gpu` ignored",
+            ]
+        );
+    }
+
+    #[test]
+    fn type_errors_name_the_key_and_line() {
+        let bad = MINIMAL.replace("\"completed\":1", "\"completed\":\"l6\"");
+        let text = format!("{MINIMAL}}}\n{bad}}}\n");
         let err = parse_jsonl(&text, "r.jsonl").unwrap_err().to_string();
-        assert_eq!(err, "r.jsonl:3: unknown field `bogus` in a results record");
+        assert!(
+            err.starts_with("r.jsonl:2: `completed`: invalid type: string \"l6\", expected u64"),
+            "{err}"
+        );
+        let stat = format!("{MINIMAL},\"p99_ttft_ms\":\"fast\"}}\n");
+        let err = parse_jsonl(&stat, "r.jsonl").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "r.jsonl:1: `p99_ttft_ms`: expected a number, got string \"fast\""
+        );
+        let missing = "{\"model\":\"m\"}\n";
+        let err = parse_jsonl(missing, "r.jsonl").unwrap_err().to_string();
+        assert!(err.starts_with("r.jsonl:1: missing field `"), "{err}");
+        let err = parse_jsonl("[1]\n", "r.jsonl").unwrap_err().to_string();
+        assert_eq!(err, "r.jsonl:1: a record must be a JSON object");
+    }
+
+    #[test]
+    fn errors_by_kind_read_from_the_old_key_and_vllm_lists() {
+        let old = format!(
+            "{MINIMAL},\"errors\":{{\"timeout\":{{\"count\":2,\"first_message\":\"slow\"}}}}}}\n"
+        );
+        let r = &parse_jsonl(&old, "o.jsonl").unwrap()[0];
+        assert_eq!(r.errors["timeout"].count, 2);
+        let text = to_jsonl(std::slice::from_ref(r));
+        assert!(text.contains("\"errors_by_kind\":{\"timeout\""), "{text}");
+        assert!(text.contains("\"max_concurrency\":null"), "{text}");
+        assert_eq!(&parse_jsonl(&text, "n.jsonl").unwrap()[0], r);
+        let vllm = format!("{MINIMAL},\"errors\":[\"\",\"boom\"]}}\n");
+        assert!(parse_jsonl(&vllm, "v.jsonl").unwrap()[0].errors.is_empty());
+    }
+
+    #[test]
+    fn record_keys_list_every_serialised_field() {
+        let mut r = sample();
+        r.errors.insert(
+            "x".into(),
+            ErrorCount {
+                count: 1,
+                first_message: "m".into(),
+            },
+        );
+        r.metadata.insert("k".into(), "v".into());
+        r.derived.push("duration".into());
+        r.seed = Some(1);
+        for (k, v) in serde_json::to_value(&r).unwrap().as_object().unwrap() {
+            assert!(
+                RECORD_KEYS.contains(&k.as_str()) || is_stat_key(k),
+                "{k} = {v}"
+            );
+        }
     }
 
     #[test]

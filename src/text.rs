@@ -10,60 +10,10 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// Split a shell command line into words: single and double quotes, backslash escapes and
-/// line continuations are honoured; nothing is expanded.
+/// Split a shell command line into words (POSIX rules, by the `shell-words` crate: single and
+/// double quotes, backslash escapes, line continuations; nothing is expanded). A line with an
+/// unbalanced quote (a log cut mid-command) falls back to splitting on whitespace.
 pub fn shell_words(cmd: &str) -> Vec<String> {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let mut in_word = false;
-    let mut chars = cmd.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' => match chars.next() {
-                Some('\n') => {}
-                Some(n) => {
-                    cur.push(n);
-                    in_word = true;
-                }
-                None => {}
-            },
-            '\'' => {
-                in_word = true;
-                for n in chars.by_ref() {
-                    if n == '\'' {
-                        break;
-                    }
-                    cur.push(n);
-                }
-            }
-            '"' => {
-                in_word = true;
-                while let Some(n) = chars.next() {
-                    match n {
-                        '"' => break,
-                        '\\' => {
-                            if let Some(m) = chars.next() {
-                                cur.push(m);
-                            }
-                        }
-                        _ => cur.push(n),
-                    }
-                }
-            }
-            c if c.is_whitespace() => {
-                if in_word {
-                    words.push(std::mem::take(&mut cur));
-                    in_word = false;
-                }
-            }
-            c => {
-                cur.push(c);
-                in_word = true;
-            }
-        }
-    }
-    if in_word {
-        words.push(cur);
-    }
-    words
+    ::shell_words::split(cmd)
+        .unwrap_or_else(|_| cmd.split_whitespace().map(str::to_string).collect())
 }

@@ -20,6 +20,7 @@ fn spec(name: DatasetName, path: Option<PathBuf>) -> DatasetSpec {
         range_convention: RangeConvention::Vllm,
         sharegpt_output_len: None,
         seed: 1,
+        ..Default::default()
     }
 }
 

@@ -7,7 +7,7 @@ use anyhow::Context;
 use super::Exit;
 use crate::baseline::{Baseline, EngineInfo, LaunchSpec};
 use crate::cli::baseline::{BaselineCommand, RecordArgs, ShowArgs};
-use crate::record::{read_jsonl, to_jsonl};
+use crate::record::to_jsonl;
 
 /// The JSON Schema of the baseline format, as published in `schema/baseline.schema.json`.
 pub const SCHEMA: &str = include_str!("../../schema/baseline.schema.json");
@@ -26,7 +26,7 @@ pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
 fn record(a: RecordArgs) -> anyhow::Result<Exit> {
     let mut records = Vec::new();
     for f in &a.records {
-        records.extend(read_jsonl(f)?);
+        records.extend(super::read_records(f)?);
     }
     if records.is_empty() {
         anyhow::bail!("no records in {}", a.records[0].display());

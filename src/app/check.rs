@@ -11,7 +11,7 @@ use super::Exit;
 use crate::baseline::Baseline;
 use crate::cli::check::{CheckArgs, ColorChoice, FailOn};
 use crate::gate::{self, GateConfig, ScenarioError, Side, TopVerdict};
-use crate::record::{self, ScenarioResult};
+use crate::record::ScenarioResult;
 use crate::report;
 
 /// Where the reports go and what fails the check.
@@ -71,7 +71,7 @@ pub fn exit_for(verdict: TopVerdict, fail_on: FailOn) -> Exit {
 pub fn load_baseline(path: &Path) -> anyhow::Result<(Vec<ScenarioResult>, GateConfig, Side)> {
     let shown = path.display().to_string();
     if path.extension().is_some_and(|e| e == "jsonl") {
-        let recs = record::read_jsonl(path)?;
+        let recs = super::read_records(path)?;
         let side = Side {
             sources: vec![shown],
             ..Default::default()
@@ -154,7 +154,7 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
     }
     let mut current = Vec::new();
     for p in &args.results {
-        current.extend(record::read_jsonl(p)?);
+        current.extend(super::read_records(p)?);
     }
     if current.is_empty() {
         anyhow::bail!("the results hold no records");

@@ -583,6 +583,8 @@ async fn build_prompts(
         "sharegpt" => DatasetName::Sharegpt,
         "fixed" => DatasetName::Fixed,
         "jsonl" => DatasetName::Jsonl,
+        "prefix_repetition" => DatasetName::PrefixRepetition,
+        "custom" => DatasetName::Custom,
         other => return Err(format!("unknown dataset `{other}`")),
     };
     let u32_of = |v: Option<u64>, field: &str| -> Result<u32, String> {
@@ -598,6 +600,17 @@ async fn build_prompts(
         range_convention: p.range_convention.unwrap_or_default(),
         sharegpt_output_len: p.sharegpt_output_len.map(|v| v as u32),
         seed: sp.seed,
+        random_prefix_len: u32_of(p.random_prefix_len, "random_prefix_len")?,
+        prefix_repetition: dataset::PrefixRepetition {
+            prefix_len: u32_of(p.prefix_repetition_prefix_len.or(Some(256)), "prefix_len")?,
+            suffix_len: u32_of(p.prefix_repetition_suffix_len.or(Some(256)), "suffix_len")?,
+            num_prefixes: u32_of(
+                p.prefix_repetition_num_prefixes.or(Some(10)),
+                "num_prefixes",
+            )?,
+            output_len: u32_of(p.prefix_repetition_output_len.or(Some(128)), "output_len")?,
+        },
+        custom_output_len: u32_of(p.custom_output_len.or(Some(256)), "custom_output_len")?,
     };
     let built = tokio::task::spawn_blocking(move || dataset::build(&spec, tok.as_ref()))
         .await
@@ -632,6 +645,7 @@ async fn run_one(
     cfg.client.keep_alive = crate::suite::honours_keep_alive(&plan.engine);
     cfg.request_rate = sp.params.request_rate;
     cfg.burstiness = sp.params.burstiness.unwrap_or(1.0);
+    cfg.ramp_up = load::RampUp::of(&sp.params);
     cfg.max_concurrency = sp.params.max_concurrency.map(|c| c as usize);
     cfg.num_warmups = warmups as usize;
     cfg.seed = sp.seed;

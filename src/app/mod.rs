@@ -49,7 +49,7 @@ pub fn main(cli: Cli) -> ExitCode {
     match dispatch(cli) {
         Ok(exit) => exit.into(),
         Err(err) => {
-            eprintln!("perfgate: error: {err:#}");
+            eprintln!("perfgate: error: {}", message(&err));
             if err.chain().any(|c| c.downcast_ref::<Infra>().is_some()) {
                 Exit::Infra.into()
             } else {
@@ -57,6 +57,23 @@ pub fn main(cli: Cli) -> ExitCode {
             }
         }
     }
+}
+
+/// The error and its causes on one line, like `{err:#}`, but a cause whose text the message
+/// already holds (an I/O error that a wrapper quoted) is not printed a second time.
+pub fn message(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
@@ -69,7 +86,50 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Comment(a) => comment::exec(a),
         Command::Merge(a) => merge::exec(a),
         Command::FakeServer(a) => run::fake_server(a),
+        Command::Completions { shell, dir } => match (shell, dir) {
+            (_, Some(dir)) => write_files(
+                &dir,
+                crate::cli::COMPLETION_FILES
+                    .iter()
+                    .map(|(sh, name)| (name.to_string(), crate::cli::completions(*sh)))
+                    .collect(),
+            ),
+            (Some(shell), None) => print_bytes(&crate::cli::completions(shell)),
+            (None, None) => anyhow::bail!("name a shell or pass --dir"),
+        },
+        Command::Man { dir: Some(dir) } => write_files(&dir, crate::cli::man_pages()),
+        Command::Man { dir: None } => print_bytes(&crate::cli::man_pages().swap_remove(0).1),
     }
+}
+
+/// Read a JSON Lines file of records, printing a warning per ignored unknown key.
+pub(crate) fn read_records(
+    path: &std::path::Path,
+) -> anyhow::Result<Vec<crate::record::ScenarioResult>> {
+    let read = crate::record::read_jsonl_with_warnings(path)?;
+    for w in &read.warnings {
+        eprintln!("perfgate: warning: {w}");
+    }
+    Ok(read.records)
+}
+
+fn write_files(dir: &std::path::Path, files: Vec<(String, Vec<u8>)>) -> anyhow::Result<Exit> {
+    use anyhow::Context;
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for (name, bytes) in files {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("perfgate: wrote {}", path.display());
+    }
+    Ok(Exit::Pass)
+}
+
+fn print_bytes(bytes: &[u8]) -> anyhow::Result<Exit> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)?;
+    out.flush()?;
+    Ok(Exit::Pass)
 }
 
 /// The tokio runtime of the commands that measure: one thread. The load client's reads and

@@ -19,7 +19,7 @@ use crate::record::ScenarioParams;
 use crate::report::output;
 use crate::tokenizer::Tokenize;
 
-pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
+pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     let cfg_metrics = metrics_config(&args)?;
     if let Some(t) = args.request_timeout {
         anyhow::ensure!(
@@ -30,7 +30,30 @@ pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
     if args.num_prompts == 0 {
         anyhow::bail!("--num-prompts must be at least 1");
     }
-    let tok = load_tokenizer(&args)?;
+    crate::client::check_endpoint(&args.endpoint).map_err(anyhow::Error::msg)?;
+    let extras = Extras::parse(&args)?;
+    let base_url = base_url(&args);
+    let rt = super::runtime()?;
+    // Local mistakes (a tokenizer file, the dataset) are reported before waiting for the server;
+    // the server is waited for first only when it must answer before that (no --model, or
+    // `--tokenizer server`).
+    let ready_timeout = Duration::from_secs(args.ready_check_timeout_sec);
+    let server_first = args.model.is_none() || args.tokenizer.as_deref() == Some("server");
+    if server_first {
+        let listed = rt.block_on(ready_check(&base_url, ready_timeout, args.model.is_none()))?;
+        if args.model.is_none() {
+            let first = listed.and_then(|m| m.into_iter().next()).ok_or_else(|| {
+                infra(format!(
+                    "no --model given and {base_url}/v1/models lists no model; pass --model"
+                ))
+            })?;
+            eprintln!(
+                "perfgate: --model not given; using `{first}`, the first model of /v1/models"
+            );
+            args.model = Some(first);
+        }
+    }
+    let tok = load_tokenizer(&args, &base_url)?;
     let spec = DatasetSpec {
         name: args.dataset_name,
         path: args.dataset_path.clone(),
@@ -41,21 +64,44 @@ pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
         range_convention: args.range_convention,
         sharegpt_output_len: args.sharegpt_output_len,
         seed: args.seed,
+        random_prefix_len: args.random_prefix_len,
+        prefix_repetition: dataset::PrefixRepetition {
+            prefix_len: args.prefix_repetition_prefix_len,
+            suffix_len: args.prefix_repetition_suffix_len,
+            num_prefixes: args.prefix_repetition_num_prefixes,
+            output_len: args.prefix_repetition_output_len,
+        },
+        custom_output_len: args.custom_output_len,
     };
     let ds = dataset::build(&spec, tok.as_ref())
         .with_context(|| format!("dataset `{}`", args.dataset_name.as_str()))?;
     for note in &ds.notes {
         eprintln!("perfgate: {note}");
     }
+    if !server_first {
+        rt.block_on(ready_check(&base_url, ready_timeout, false))?;
+    }
 
-    let cfg = run_config(&args, cfg_metrics.clone(), Some(tok));
+    let mut cfg = run_config(&args, cfg_metrics.clone(), Some(tok));
+    cfg.client.base_url = base_url;
+    cfg.client.headers = extras.headers;
+    // Sampling flags first; --extra-body wins where both name a field.
+    cfg.client.extra_body = extras.sampling;
+    cfg.client.extra_body.extend(extras.extra_body);
+    if let Some(ramp) = cfg.ramp_up {
+        anyhow::ensure!(
+            args.request_rate.is_inf(),
+            "--request-rate and --ramp-up-strategy exclude each other: the ramp sets the rate"
+        );
+        ramp.validate().map_err(anyhow::Error::msg)?;
+    }
     let progress = Bar::new(!args.no_progress && std::io::stderr().is_terminal());
-    let rt = super::runtime()?;
-    let outcome = match rt.block_on(load::run(&cfg, ds.prompts, &progress)) {
+    let mut outcome = match rt.block_on(load::run(&cfg, ds.prompts, &progress)) {
         Ok(o) => o,
         Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
         Err(e) => return Err(anyhow::Error::new(e)),
     };
+    outcome.result.metadata = extras.metadata.clone();
     if outcome.warmup_failed > 0 {
         eprintln!(
             "perfgate: warning: {} of {} warmup requests failed",
@@ -72,23 +118,160 @@ pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
     );
 
     if args.save_result || args.result_filename.is_some() || args.result_dir.is_some() {
-        let mut value = serde_json::to_value(&outcome.result)?;
-        if let (Some(d), Some(obj)) = (&outcome.detailed, value.as_object_mut()) {
-            if let serde_json::Value::Object(extra) = serde_json::to_value(d)? {
-                obj.extend(extra);
-            }
-        }
+        let text = result_json(&outcome)?;
         let path = result_path(&args, &outcome.result.date.clone().unwrap_or_default());
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        let mut text = serde_json::to_string(&value)?;
-        text.push('\n');
         std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("perfgate: wrote {}", path.display());
     }
     Ok(Exit::Pass)
+}
+
+/// The `--save-result` JSON: the record under vLLM's keys, the `--save-detailed` arrays (with
+/// vLLM's per-request `errors` list), and the `--metadata` pairs also as top-level keys, as vLLM
+/// writes them (a pair whose key the record already uses stays only under `metadata`).
+pub(crate) fn result_json(outcome: &load::RunOutcome) -> anyhow::Result<String> {
+    let mut value = serde_json::to_value(&outcome.result)?;
+    if let Some(obj) = value.as_object_mut() {
+        if let Some(d) = &outcome.detailed {
+            if let serde_json::Value::Object(extra) = serde_json::to_value(d)? {
+                obj.extend(extra);
+            }
+        }
+        for (k, v) in &outcome.result.metadata {
+            if !obj.contains_key(k) && !crate::record::is_stat_key(k) {
+                obj.insert(k.clone(), v.clone().into());
+            }
+        }
+    }
+    let mut text = serde_json::to_string(&value)?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// `--base-url`, else `http://HOST:PORT` (vLLM's rule).
+fn base_url(args: &RunArgs) -> String {
+    match &args.base_url {
+        Some(u) => u.trim_end_matches('/').to_string(),
+        None if args.host.contains(':') && !args.host.starts_with('[') => {
+            format!("http://[{}]:{}", args.host, args.port)
+        }
+        None => format!("http://{}:{}", args.host, args.port),
+    }
+}
+
+/// What `--metadata`, `--header`, `--extra-body` and the sampling flags add to a run.
+struct Extras {
+    metadata: std::collections::BTreeMap<String, String>,
+    headers: Vec<(String, String)>,
+    sampling: serde_json::Map<String, serde_json::Value>,
+    extra_body: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Extras {
+    fn parse(args: &RunArgs) -> anyhow::Result<Extras> {
+        let mut metadata = std::collections::BTreeMap::new();
+        for kv in &args.metadata {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("--metadata `{kv}`: expected KEY=VALUE"))?;
+            anyhow::ensure!(!k.trim().is_empty(), "--metadata `{kv}`: empty key");
+            metadata.insert(k.trim().to_string(), v.trim().to_string());
+        }
+        let headers = args
+            .header
+            .iter()
+            .map(|h| crate::client::parse_header(h))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(anyhow::Error::msg)?;
+        let mut sampling = serde_json::Map::new();
+        let floats = [
+            ("top_p", args.top_p),
+            ("min_p", args.min_p),
+            ("frequency_penalty", args.frequency_penalty),
+            ("presence_penalty", args.presence_penalty),
+            ("repetition_penalty", args.repetition_penalty),
+        ];
+        for (key, v) in floats {
+            if let Some(v) = v {
+                anyhow::ensure!(
+                    v.is_finite(),
+                    "--{}: {v} is not a finite number",
+                    key.replace('_', "-")
+                );
+                sampling.insert(key.into(), v.into());
+            }
+        }
+        if let Some(k) = args.top_k {
+            sampling.insert("top_k".into(), k.into());
+        }
+        let extra_body = match &args.extra_body {
+            None => serde_json::Map::new(),
+            Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::Object(m)) => m,
+                Ok(_) => anyhow::bail!("--extra-body must be a JSON object, got `{text}`"),
+                Err(e) => anyhow::bail!("--extra-body is not valid JSON: {e}"),
+            },
+        };
+        Ok(Extras {
+            metadata,
+            headers,
+            sampling,
+            extra_body,
+        })
+    }
+}
+
+/// Wait for the server to answer `GET /v1/models` (any status below 500), up to `timeout`
+/// (vLLM's `--ready-check-timeout-sec`; 0: one attempt only when the model list is needed).
+/// Returns the listed model ids when the server gave them.
+async fn ready_check(
+    base_url: &str,
+    timeout: Duration,
+    need_models: bool,
+) -> anyhow::Result<Option<Vec<String>>> {
+    if timeout.is_zero() && !need_models {
+        return Ok(None);
+    }
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .context("building the HTTP client")?;
+    let url = format!("{base_url}/v1/models");
+    let start = std::time::Instant::now();
+    let mut last_err;
+    loop {
+        match http.get(&url).send().await {
+            Ok(resp) if resp.status().as_u16() < 500 => {
+                if !resp.status().is_success() {
+                    return Ok(None);
+                }
+                let body: serde_json::Value = resp.json().await.unwrap_or_default();
+                let ids = body["data"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|m| m["id"].as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                return Ok(Some(ids));
+            }
+            Ok(resp) => last_err = format!("HTTP {}", resp.status()),
+            Err(e) => last_err = e.without_url().to_string(),
+        }
+        if start.elapsed() >= timeout {
+            return Err(infra(format!(
+                "the server at {base_url} is not ready after {} s ({url}: {last_err}); \
+                 raise --ready-check-timeout-sec or check the server",
+                timeout.as_secs()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
 }
 
 fn metrics_config(args: &RunArgs) -> anyhow::Result<MetricsConfig> {
@@ -125,30 +308,65 @@ pub(crate) fn run_config(
         request_rate: args.request_rate,
         burstiness: Some(args.burstiness),
         max_concurrency: args.max_concurrency.map(|c| c as u64),
+        random_prefix_len: (random_like && args.random_prefix_len > 0)
+            .then_some(u64::from(args.random_prefix_len)),
+        ..Default::default()
     };
+    let mut params = params;
+    match args.dataset_name {
+        DatasetName::PrefixRepetition => {
+            params.prefix_repetition_prefix_len = Some(args.prefix_repetition_prefix_len.into());
+            params.prefix_repetition_suffix_len = Some(args.prefix_repetition_suffix_len.into());
+            params.prefix_repetition_num_prefixes =
+                Some(args.prefix_repetition_num_prefixes.into());
+            params.prefix_repetition_output_len = Some(args.prefix_repetition_output_len.into());
+        }
+        DatasetName::Custom => params.custom_output_len = Some(args.custom_output_len.into()),
+        _ => {}
+    }
+    let ramp_up = match (
+        args.ramp_up_strategy,
+        args.ramp_up_start_rps,
+        args.ramp_up_end_rps,
+    ) {
+        (Some(strategy), Some(start_rps), Some(end_rps)) => Some(load::RampUp {
+            strategy,
+            start_rps,
+            end_rps,
+        }),
+        _ => None,
+    };
+    if let Some(r) = ramp_up {
+        params.ramp_up_strategy = Some(r.strategy);
+        params.ramp_up_start_rps = Some(r.start_rps);
+        params.ramp_up_end_rps = Some(r.end_rps);
+    }
+    let model = args.model.clone().unwrap_or_default();
     RunConfig {
         client: ClientConfig {
-            base_url: args.base_url.clone(),
+            base_url: base_url(args),
             endpoint: args.endpoint.clone(),
             model: args
                 .served_model_name
                 .clone()
-                .unwrap_or_else(|| args.model.clone()),
+                .unwrap_or_else(|| model.clone()),
             temperature: args.temperature,
             ignore_eos: args.ignore_eos.unwrap_or(random_like),
             request_timeout: args.request_timeout.map(Duration::from_secs_f64),
             extra_body: serde_json::Map::new(),
+            headers: Vec::new(),
             keep_alive: !args.no_keep_alive,
         },
         request_rate: args.request_rate,
         burstiness: args.burstiness,
+        ramp_up,
         max_concurrency: args.max_concurrency,
         num_warmups: args.num_warmups,
         seed: args.seed,
         metrics,
         retokenize: args.retokenize,
         tokenizer,
-        model: args.model.clone(),
+        model,
         backend: args.backend.clone(),
         params,
     }
@@ -156,7 +374,8 @@ pub(crate) fn run_config(
 
 fn result_path(args: &RunArgs, date: &str) -> PathBuf {
     let name = args.result_filename.clone().unwrap_or_else(|| {
-        let model = args.model.rsplit('/').next().unwrap_or(&args.model);
+        let full = args.model.clone().unwrap_or_default();
+        let model = full.rsplit('/').next().unwrap_or(&full);
         let conc = args
             .max_concurrency
             .map(|c| format!("-concurrency{c}"))
@@ -173,15 +392,16 @@ fn result_path(args: &RunArgs, date: &str) -> PathBuf {
 }
 
 /// The tokenizer named by `--tokenizer` (default: `--model`, when it is a path).
-fn load_tokenizer(args: &RunArgs) -> anyhow::Result<Arc<dyn Tokenize>> {
+fn load_tokenizer(args: &RunArgs, base_url: &str) -> anyhow::Result<Arc<dyn Tokenize>> {
+    let model = args.model.clone().unwrap_or_default();
     let name = match &args.tokenizer {
         Some(t) => t.clone(),
-        None if std::path::Path::new(&args.model).exists() => args.model.clone(),
+        None if !model.is_empty() && std::path::Path::new(&model).exists() => model,
         None => anyhow::bail!(
             "--tokenizer is required (a tokenizer.json, a directory holding one, or `server`)"
         ),
     };
-    match crate::tokenizer::load(&name, &args.base_url) {
+    match crate::tokenizer::load(&name, base_url) {
         Ok(tok) => Ok(Arc::from(tok)),
         // The engine's own tokenizer failing is the engine's fault, not the user's (exit 3).
         Err(e @ crate::tokenizer::TokenizerError::Server { .. }) => {

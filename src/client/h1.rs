@@ -139,6 +139,7 @@ pub fn request(
     body: &[u8],
     keep_alive: bool,
     authorization: Option<&str>,
+    headers: &[(String, String)],
 ) -> Vec<u8> {
     let mut r = Vec::with_capacity(body.len() + 256);
     r.extend_from_slice(b"POST ");
@@ -152,6 +153,12 @@ pub fn request(
     if let Some(a) = authorization {
         r.extend_from_slice(b"\r\nAuthorization: ");
         r.extend_from_slice(a.as_bytes());
+    }
+    for (name, value) in headers {
+        r.extend_from_slice(b"\r\n");
+        r.extend_from_slice(name.as_bytes());
+        r.extend_from_slice(b": ");
+        r.extend_from_slice(value.as_bytes());
     }
     if !keep_alive {
         r.extend_from_slice(b"\r\nConnection: close");
@@ -573,7 +580,7 @@ mod tests {
         let t = Target::parse("http://127.0.0.1:8000/v1/completions?x=1").unwrap();
         assert_eq!(t.host, "127.0.0.1:8000");
         assert_eq!(t.path, "/v1/completions?x=1");
-        let r = request(&t, b"{}", false, Some("Bearer k"));
+        let r = request(&t, b"{}", false, Some("Bearer k"), &[]);
         let s = String::from_utf8(r).unwrap();
         assert!(s.starts_with("POST /v1/completions?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n"));
         assert!(s.contains("\r\nConnection: close\r\n"));

@@ -20,7 +20,7 @@ use crate::client::{Client, ClientConfig, ClientError};
 use crate::dataset::Prompt;
 use crate::metrics::{Accumulator, Detailed, MetricsConfig};
 use crate::record::RequestRecord;
-use crate::record::{RequestRate, ScenarioParams, ScenarioResult};
+use crate::record::{RampUpStrategy, RequestRate, ScenarioParams, ScenarioResult};
 use crate::tokenizer::Tokenize;
 
 /// At most this many connections are opened before a run (see [`Client::preconnect`]).
@@ -33,6 +33,8 @@ pub struct RunConfig {
     pub request_rate: RequestRate,
     /// Gamma shape of the gaps between requests (1 = Poisson). Ignored for rate `inf`.
     pub burstiness: f64,
+    /// Ramp the rate up over the run instead of `request_rate` (vLLM's `--ramp-up-strategy`).
+    pub ramp_up: Option<RampUp>,
     pub max_concurrency: Option<usize>,
     /// Requests sent (and discarded) before the measured run.
     pub num_warmups: usize,
@@ -55,6 +57,7 @@ impl std::fmt::Debug for RunConfig {
             .field("client", &self.client)
             .field("request_rate", &self.request_rate)
             .field("burstiness", &self.burstiness)
+            .field("ramp_up", &self.ramp_up)
             .field("max_concurrency", &self.max_concurrency)
             .field("num_warmups", &self.num_warmups)
             .field("seed", &self.seed)
@@ -77,6 +80,7 @@ impl RunConfig {
             },
             request_rate: RequestRate::Inf,
             burstiness: 1.0,
+            ramp_up: None,
             max_concurrency: None,
             num_warmups: 0,
             seed: 0,
@@ -160,6 +164,75 @@ pub fn schedule(
     Ok(out)
 }
 
+/// A request rate ramping from `start_rps` to `end_rps` over the run (vLLM's ramp-up).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RampUp {
+    pub strategy: RampUpStrategy,
+    pub start_rps: f64,
+    pub end_rps: f64,
+}
+
+impl RampUp {
+    /// The ramp-up a scenario asks for, if any.
+    pub fn of(p: &ScenarioParams) -> Option<RampUp> {
+        Some(RampUp {
+            strategy: p.ramp_up_strategy?,
+            start_rps: p.ramp_up_start_rps?,
+            end_rps: p.ramp_up_end_rps?,
+        })
+    }
+
+    /// vLLM's rules: both rates finite and non-negative, start ≤ end, and a start above 0 (an
+    /// exponential ramp cannot start at 0; a linear one would send its first gap at rate 0).
+    pub fn validate(&self) -> Result<(), String> {
+        let (a, b) = (self.start_rps, self.end_rps);
+        if !(a.is_finite() && b.is_finite()) || a < 0.0 || b < 0.0 {
+            return Err(format!(
+                "--ramp-up-start-rps and --ramp-up-end-rps must be finite and non-negative, got {a} and {b}"
+            ));
+        }
+        if a > b {
+            return Err(format!(
+                "--ramp-up-start-rps ({a}) must not exceed --ramp-up-end-rps ({b})"
+            ));
+        }
+        if a == 0.0 {
+            return Err(format!(
+                "--ramp-up-start-rps must be above 0 for the {} ramp-up",
+                self.strategy.as_str()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Due times of `n` requests under a ramp-up: the gap after request `i` is drawn from the gamma
+/// distribution of the rate at `i` (see [`RampUpStrategy::rate`]), seeded.
+pub fn schedule_ramp(
+    n: usize,
+    ramp: RampUp,
+    burstiness: f64,
+    seed: u64,
+) -> Result<Vec<Duration>, LoadError> {
+    ramp.validate().map_err(LoadError::Config)?;
+    if !(burstiness > 0.0 && burstiness.is_finite()) {
+        return Err(LoadError::Config(format!(
+            "--burstiness must be a positive number, got {burstiness}"
+        )));
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut t = 0.0f64;
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        out.push(Duration::from_secs_f64(t));
+        let rate = ramp.strategy.rate(ramp.start_rps, ramp.end_rps, i, n);
+        let gamma = Gamma::new(burstiness, 1.0 / (rate * burstiness))
+            .map_err(|e| LoadError::Config(format!("ramp-up rate {rate}: {e}")))?;
+        t += gamma.sample(&mut rng);
+    }
+    Ok(out)
+}
+
 /// Run one scenario: warmups, then every prompt on schedule; fold the results.
 ///
 /// Errors only when nothing could be measured (no prompts, bad configuration, every request
@@ -177,7 +250,10 @@ pub async fn run(
             "--max-concurrency must be at least 1".into(),
         ));
     }
-    let due = schedule(prompts.len(), cfg.request_rate, cfg.burstiness, cfg.seed)?;
+    let due = match cfg.ramp_up {
+        Some(ramp) => schedule_ramp(prompts.len(), ramp, cfg.burstiness, cfg.seed)?,
+        None => schedule(prompts.len(), cfg.request_rate, cfg.burstiness, cfg.seed)?,
+    };
     let client = Arc::new(Client::new(cfg.client.clone())?);
     let prompts = Arc::new(prompts);
 
@@ -197,7 +273,7 @@ pub async fn run(
     let slots = cfg.max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
     let (tx, mut rx) = mpsc::unbounded_channel::<RequestRecord>();
     let t0 = Instant::now();
-    let finite_rate = !cfg.request_rate.is_inf();
+    let finite_rate = !cfg.request_rate.is_inf() || cfg.ramp_up.is_some();
 
     let scheduler = {
         let client = client.clone();

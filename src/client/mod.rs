@@ -34,6 +34,8 @@ pub struct ClientConfig {
     pub request_timeout: Option<Duration>,
     /// Extra JSON fields merged into every request body (e.g. `cache_prompt: false`).
     pub extra_body: serde_json::Map<String, serde_json::Value>,
+    /// Extra HTTP headers of every request (`--header KEY=VALUE`), checked by [`parse_header`].
+    pub headers: Vec<(String, String)>,
     /// Reuse connections between requests and open them before the run, so TCP set-up stays out
     /// of TTFT (on by default). Turn it off for servers that announce keep-alive yet close the
     /// connection after a streamed response (llama.cpp's): a request sent on such a connection in
@@ -51,6 +53,7 @@ impl Default for ClientConfig {
             ignore_eos: false,
             request_timeout: None,
             extra_body: serde_json::Map::new(),
+            headers: Vec::new(),
             keep_alive: true,
         }
     }
@@ -72,6 +75,49 @@ impl ClientConfig {
             self.endpoint.trim_start_matches('/')
         )
     }
+}
+
+/// The APIs perfgate measures (streaming completions). Others (`/v1/responses`,
+/// `/v1/embeddings`, …) are refused up front instead of failing every request.
+pub const ENDPOINTS: [&str; 2] = ["/v1/completions", "/v1/chat/completions"];
+
+/// Check `--endpoint`: one of [`ENDPOINTS`], possibly under a path prefix
+/// (`/proxy/v1/completions`).
+pub fn check_endpoint(endpoint: &str) -> Result<(), String> {
+    let e = endpoint.trim_end_matches('/');
+    if ENDPOINTS.iter().any(|ok| e.ends_with(ok)) {
+        Ok(())
+    } else {
+        Err(format!(
+            "--endpoint `{endpoint}` is not supported: perfgate measures the streaming \
+             completions APIs ({})",
+            ENDPOINTS.join(", ")
+        ))
+    }
+}
+
+/// One `--header KEY=VALUE`: a header name of token characters, a value without line breaks
+/// (so no header can be smuggled into the request head).
+pub fn parse_header(kv: &str) -> Result<(String, String), String> {
+    let (k, v) = kv
+        .split_once('=')
+        .ok_or_else(|| format!("--header `{kv}`: expected KEY=VALUE"))?;
+    let k = k.trim();
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if k.is_empty() || !k.chars().all(token) {
+        return Err(format!("--header `{kv}`: `{k}` is not a valid header name"));
+    }
+    if v.contains(['\r', '\n', '\0']) {
+        return Err(format!(
+            "--header `{k}`: the value may not contain line breaks"
+        ));
+    }
+    if ["host", "content-length", "transfer-encoding", "connection"]
+        .contains(&k.to_ascii_lowercase().as_str())
+    {
+        return Err(format!("--header `{k}`: perfgate sets this header itself"));
+    }
+    Ok((k.to_string(), v.trim().to_string()))
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -240,6 +286,7 @@ impl Client {
             &body,
             keep_alive,
             self.authorization.as_deref(),
+            &self.cfg.headers,
         );
         drop(body);
         conn.write_all(&req).await.map_err(|e| {

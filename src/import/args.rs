@@ -186,6 +186,11 @@ mod tests {
         assert_eq!(opts["ignore_eos"], "true");
         assert_eq!(opts["num_prompts"], "200");
         assert_eq!(
+            shell_words("a \"b c\" 'd e' f\\ g"),
+            ["a", "b c", "d e", "f g"]
+        );
+        assert_eq!(shell_words("cut 'mid"), ["cut", "'mid"]);
+        assert_eq!(
             benchmark_command("(base) me@host:~$ python3 benchmarks/benchmark_serving.py --x 1"),
             Some("python3 benchmarks/benchmark_serving.py --x 1")
         );

@@ -12,14 +12,38 @@ use crate::record::{OutputTokenSource, ScenarioParams, ScenarioResult};
 
 pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, ImportError> {
     let mut out = Imported::default();
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
-    let Some((_, header)) = lines.next() else {
-        return Ok(out);
+    // The `csv` crate reads the rows (quoted cells, CRLF, blank lines); `flexible` so that a
+    // short or long row is reported below with its line instead of as a generic CSV error.
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let mut rows = reader.records();
+    // The line of a byte offset (the crate's own line count skips blank lines).
+    let line_at = |byte: u64| {
+        let head = &text.as_bytes()[..(byte as usize).min(text.len())];
+        let start = head.len()
+            + text.as_bytes()[head.len()..]
+                .iter()
+                .take_while(|b| **b == b'\n' || **b == b'\r')
+                .count();
+        text.as_bytes()[..start]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1
     };
-    let cols: Vec<String> = header.split(',').map(|c| c.trim().to_string()).collect();
+    let row_line = |rec: &csv::StringRecord| rec.position().map_or(0, |p| line_at(p.byte()));
+    let csv_err = |e: csv::Error| {
+        let line = e.position().map_or(0, |p| line_at(p.byte()));
+        ImportError::at(path, line, format!("not a readable CSV: {e}"))
+    };
+    let header = match rows.next() {
+        None => return Ok(out),
+        Some(h) => h.map_err(csv_err)?,
+    };
+    let cols: Vec<String> = header.iter().map(str::to_string).collect();
     let idx = |names: &[&str]| cols.iter().position(|c| names.contains(&c.as_str()));
     let rps = idx(&["RPS"])
         .ok_or_else(|| ImportError::at(path, 1, "not an LMDeploy serving CSV: no `RPS` column"))?;
@@ -53,9 +77,13 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
     .collect();
     let model = opts.model.clone();
 
-    for (i, row) in lines {
-        let n = i + 1;
-        let cells: Vec<&str> = row.split(',').map(str::trim).collect();
+    for row in rows {
+        let row = row.map_err(csv_err)?;
+        if row.iter().all(str::is_empty) {
+            continue;
+        }
+        let n = row_line(&row);
+        let cells: Vec<&str> = row.iter().collect();
         if cells.len() != cols.len() {
             return Err(ImportError::at(
                 path,
@@ -170,5 +198,20 @@ mod tests {
         let bad = CSV.replace("10.250", "ten");
         let err = parse(&bad, "p.csv", &opts).unwrap_err();
         assert_eq!(err.to_string(), "p.csv:2: `RPS`: `ten` is not a number");
+        let short = format!("{CSV}\n1,2,3\n");
+        let err = parse(&short, "p.csv", &opts).unwrap_err();
+        assert_eq!(err.to_string(), "p.csv:4: 3 values for 13 columns");
+    }
+
+    #[test]
+    fn quoted_cells_and_crlf() {
+        let opts = ImportOptions {
+            model: Some("m".into()),
+            ..Default::default()
+        };
+        let text = CSV.replace('\n', "\r\n").replacen("128,", "\"128\",", 1);
+        let got = parse(&text, "p.csv", &opts).unwrap();
+        assert_eq!(got.records[0].params.max_concurrency, Some(128));
+        assert_eq!(got.records[0].stats["p99_itl_ms"], 93.0);
     }
 }

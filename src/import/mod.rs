@@ -134,11 +134,25 @@ pub fn import_text(text: &str, path: &str, opts: &ImportOptions) -> Result<Impor
         Format::VllmJson => vllm_json::parse(text, path, opts)?,
         Format::SglangJsonl => sglang_jsonl::parse(text, path, opts)?,
         Format::LmdeployCsv => lmdeploy_csv::parse(text, path, opts)?,
-        Format::PerfgateJsonl => Imported {
-            records: crate::record::parse_jsonl(text, path)
-                .map_err(|e| ImportError::at(path, 0, e.to_string()))?,
-            warnings: Vec::new(),
-        },
+        Format::PerfgateJsonl => {
+            let read =
+                crate::record::parse_jsonl_with_warnings(text, path).map_err(|e| match e {
+                    crate::record::RecordError::Parse {
+                        path,
+                        line,
+                        message,
+                    } => ImportError::At {
+                        path,
+                        line,
+                        message,
+                    },
+                    other => ImportError::at(path, 0, other.to_string()),
+                })?;
+            Imported {
+                records: read.records,
+                warnings: read.warnings,
+            }
+        }
     };
     if imported.records.is_empty() {
         return Err(ImportError::NoResults { path: path.into() });

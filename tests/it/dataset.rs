@@ -40,6 +40,7 @@ fn spec(name: DatasetName, n: usize) -> DatasetSpec {
         range_convention: RangeConvention::Vllm,
         sharegpt_output_len: None,
         seed: 1,
+        ..Default::default()
     }
 }
 

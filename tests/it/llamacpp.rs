@@ -329,6 +329,7 @@ fn server_tokenizer_round_trips(server: &Server) {
         range_convention: perfgate::record::RangeConvention::Vllm,
         sharegpt_output_len: None,
         seed: 3,
+        ..Default::default()
     };
     let ds = rt.block_on(async { perfgate::dataset::build(&spec, tok.as_ref()).unwrap() });
     for p in &ds.prompts {
