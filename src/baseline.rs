@@ -12,10 +12,32 @@ use crate::gate::GateConfig;
 use crate::record::{Direction, ScenarioParams, ScenarioResult};
 use crate::text::line_col;
 
+/// The JSON Schema of a baseline or suite file (the parsed TOML document), generated from the
+/// serde types so that it cannot drift from what [`Baseline::parse`] accepts. The committed
+/// `schema/baseline.schema.json` is this text (a test checks it).
+pub fn json_schema() -> String {
+    let mut schema = schemars::schema_for!(Baseline);
+    schema.insert(
+        "$id".into(),
+        "https://github.com/perfgate/perfgate/schema/baseline.schema.json".into(),
+    );
+    schema.insert("title".into(), "perfgate baseline".into());
+    schema.insert(
+        "description".into(),
+        "One file per engine version: per model and scenario, the value of every run of every \
+         metric, plus how the engine was launched. A suite file has the same schema without the \
+         numbers. TOML on disk; this schema describes the parsed document. Unknown keys are errors."
+            .into(),
+    );
+    let mut text = serde_json::to_string_pretty(&schema).expect("a schema serializes");
+    text.push('\n');
+    text
+}
+
 /// The schema version this build reads and writes.
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Baseline {
     pub schema_version: u32,
@@ -30,7 +52,7 @@ pub struct Baseline {
 }
 
 /// The engine a baseline was measured on, and how to launch it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EngineInfo {
     /// `vllm`, `sglang`, `lmdeploy`, `llama.cpp` or `custom`.
@@ -50,7 +72,7 @@ pub struct EngineInfo {
 /// How to start the engine for one model. `command` is a template; placeholders such as
 /// `{model}`, `{tp}`, `{port}`, `{image}`, `{served_model_name}` and `{extra_args}` are filled
 /// in per model.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LaunchSpec {
     /// A built-in preset: `vllm-docker`, `vllm`, `sglang-docker`, `sglang`, `lmdeploy`,
@@ -68,7 +90,7 @@ pub struct LaunchSpec {
 }
 
 /// Where the numbers came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Provenance {
     /// Source files (imports) or `perfgate run` invocations.
@@ -92,7 +114,7 @@ impl Provenance {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ModelBaseline {
     /// The model as runs name it (e.g. `Qwen/Qwen3-8B`).
@@ -117,7 +139,7 @@ pub struct ModelBaseline {
     pub scenarios: Vec<ScenarioBaseline>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScenarioBaseline {
     /// `ScenarioParams::id()` of `params`; checked on load.
@@ -132,7 +154,7 @@ pub struct ScenarioBaseline {
 }
 
 /// The non-numeric identity of one run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunInfo {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -159,7 +181,7 @@ pub struct RunInfo {
     pub errors: BTreeMap<String, crate::record::ErrorCount>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MetricSeries {
     pub direction: Direction,

@@ -173,6 +173,18 @@ impl TruthCounters {
 struct Shared {
     cfg: FakeConfig,
     truth: TruthCounters,
+    /// The last generation request: its path, headers and JSON body (for tests of what a client
+    /// sends).
+    last: std::sync::Mutex<Option<SeenRequest>>,
+}
+
+/// A generation request as the server received it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeenRequest {
+    pub path: String,
+    /// Header names lower-cased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    pub body: serde_json::Value,
 }
 
 /// A running fake server. Dropping it stops it.
@@ -191,6 +203,7 @@ impl FakeServer {
         let shared = Arc::new(Shared {
             cfg: sanitize(cfg),
             truth: TruthCounters::default(),
+            last: std::sync::Mutex::new(None),
         });
         let (stop, stop_rx) = watch::channel(false);
         tokio::spawn(accept_loop(listener, shared.clone(), stop_rx));
@@ -252,6 +265,15 @@ impl FakeServer {
     /// `http://127.0.0.1:PORT`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
+    }
+
+    /// The last generation request received, if any.
+    pub fn last_request(&self) -> Option<SeenRequest> {
+        self.shared
+            .last
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// What the server measured so far.
@@ -468,6 +490,18 @@ async fn handle(
         Err(e) => return Ok(full(StatusCode::BAD_REQUEST, "text/plain", e.to_string())),
     };
     let parse = || serde_json::from_slice::<serde_json::Value>(&body);
+    if parts.method == Method::POST && path.ends_with("completions") {
+        let seen = SeenRequest {
+            path: path.clone(),
+            headers: parts
+                .headers
+                .iter()
+                .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+                .collect(),
+            body: parse().unwrap_or_default(),
+        };
+        *shared.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(seen);
+    }
     let cfg = &shared.cfg;
     Ok(match (parts.method, path.as_str()) {
         (Method::GET, "/health") => json(StatusCode::OK, serde_json::json!({"status": "ok"})),

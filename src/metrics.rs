@@ -142,7 +142,9 @@ pub struct Detailed {
     pub itls: Vec<Vec<f64>>,
     pub start_times: Vec<f64>,
     pub generated_texts: Vec<String>,
-    /// vLLM calls this `errors`; perfgate's `errors` is the by-kind count.
+    /// One message per request (`""` for a success), written as `errors` as vLLM does; the
+    /// by-kind counts of the record are `errors_by_kind`.
+    #[serde(rename = "errors")]
     pub request_errors: Vec<String>,
 }
 

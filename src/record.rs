@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, Default,
 )]
 #[serde(rename_all = "lowercase")]
-#[derive(clap::ValueEnum)]
+#[derive(clap::ValueEnum, schemars::JsonSchema)]
 pub enum RangeConvention {
     #[default]
     Vllm,
@@ -89,6 +89,22 @@ impl std::str::FromStr for RequestRate {
     }
 }
 
+impl schemars::JsonSchema for RequestRate {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RequestRate".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "Requests per second, or \"inf\" (all at once).",
+            "anyOf": [
+                { "const": "inf" },
+                { "type": "number", "exclusiveMinimum": 0 }
+            ]
+        })
+    }
+}
+
 impl Serialize for RequestRate {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
@@ -119,7 +135,7 @@ impl<'de> Deserialize<'de> for RequestRate {
 
 /// The parameters that identify a scenario. Two results are the same scenario exactly when
 /// their [`ScenarioParams::id`] is equal; position in a file never matters.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct ScenarioParams {
     /// `random`, `sharegpt`, `fixed` or `jsonl`.
     pub dataset_name: String,
@@ -171,7 +187,18 @@ pub struct ScenarioParams {
 /// How the request rate ramps up over a run (vLLM's `--ramp-up-strategy`): the rate of request
 /// `i` of `n` is `start + (end − start)·i/(n−1)` (linear) or `start·(end/start)^(i/(n−1))`
 /// (exponential); each gap is then drawn as for a fixed rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RampUpStrategy {
     Linear,
@@ -280,7 +307,7 @@ impl ScenarioParams {
 }
 
 /// How the output token counts of a result were obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum OutputTokenSource {
     /// The server's `usage.completion_tokens`.
@@ -294,7 +321,7 @@ pub enum OutputTokenSource {
 }
 
 /// Failures of one kind: how many, and the first message seen.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorCount {
     pub count: u64,
@@ -997,7 +1024,7 @@ mod tests {
 }
 
 /// Which way is better for a metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Direction {
     Higher,

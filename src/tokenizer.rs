@@ -64,6 +64,37 @@ pub fn load(spec: &str, base_url: &str) -> Result<Box<dyn Tokenize>, TokenizerEr
     Ok(Box::new(HfTokenizer::from_path(Path::new(spec))?))
 }
 
+/// The `tokenizer.json` of Hugging Face model `id` (`org/name`) in the local hub cache
+/// (`$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`): the snapshot that
+/// `refs/main` names, else any snapshot that has one. Nothing is downloaded.
+pub fn hf_cached(id: &str) -> Option<std::path::PathBuf> {
+    if id.is_empty() || id.starts_with('/') || id.starts_with('.') || id.matches('/').count() > 1 {
+        return None;
+    }
+    let hub = std::env::var_os("HF_HUB_CACHE")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HF_HOME").map(|h| Path::new(&h).join("hub")))
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/huggingface/hub"))
+        })?;
+    let repo = hub.join(format!("models--{}", id.replace('/', "--")));
+    let snapshots = repo.join("snapshots");
+    if let Ok(rev) = std::fs::read_to_string(repo.join("refs/main")) {
+        let f = snapshots.join(rev.trim()).join("tokenizer.json");
+        if f.is_file() {
+            return Some(f);
+        }
+    }
+    let mut found: Vec<std::path::PathBuf> = std::fs::read_dir(&snapshots)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path().join("tokenizer.json"))
+        .filter(|f| f.is_file())
+        .collect();
+    found.sort();
+    found.into_iter().next()
+}
+
 /// A Hugging Face `tokenizer.json`, run in-process: byte-level BPE files (Qwen, GPT-2 style) by
 /// perfgate's own lean runner, which gives the `tokenizers` crate's ids at a fraction of its
 /// time and memory; every other shape by the `tokenizers` crate.

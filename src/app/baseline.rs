@@ -9,15 +9,12 @@ use crate::baseline::{Baseline, EngineInfo, LaunchSpec};
 use crate::cli::baseline::{BaselineCommand, RecordArgs, ShowArgs};
 use crate::record::to_jsonl;
 
-/// The JSON Schema of the baseline format, as published in `schema/baseline.schema.json`.
-pub const SCHEMA: &str = include_str!("../../schema/baseline.schema.json");
-
 pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
     match cmd {
         BaselineCommand::Record(a) => record(*a),
         BaselineCommand::Show(a) => show(a),
         BaselineCommand::Schema => {
-            print!("{SCHEMA}");
+            print!("{}", crate::baseline::json_schema());
             Ok(Exit::Pass)
         }
     }

@@ -38,7 +38,12 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     // the server is waited for first only when it must answer before that (no --model, or
     // `--tokenizer server`).
     let ready_timeout = Duration::from_secs(args.ready_check_timeout_sec);
-    let server_first = args.model.is_none() || args.tokenizer.as_deref() == Some("server");
+    let server_first = args.model.is_none()
+        || args
+            .tokenizer
+            .as_deref()
+            .is_some_and(|t| t.eq_ignore_ascii_case("server"))
+        || tokenizer_spec(&args).0 == "server";
     if server_first {
         let listed = rt.block_on(ready_check(&base_url, ready_timeout, args.model.is_none()))?;
         if args.model.is_none() {
@@ -53,7 +58,11 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
             args.model = Some(first);
         }
     }
-    let tok = load_tokenizer(&args, &base_url)?;
+    let (tok_name, tok_note) = tokenizer_spec(&args);
+    if let Some(note) = tok_note {
+        eprintln!("perfgate: {note}");
+    }
+    let tok = load_tokenizer(&tok_name, &base_url)?;
     let spec = DatasetSpec {
         name: args.dataset_name,
         path: args.dataset_path.clone(),
@@ -392,16 +401,49 @@ fn result_path(args: &RunArgs, date: &str) -> PathBuf {
 }
 
 /// The tokenizer named by `--tokenizer` (default: `--model`, when it is a path).
-fn load_tokenizer(args: &RunArgs, base_url: &str) -> anyhow::Result<Arc<dyn Tokenize>> {
-    let model = args.model.clone().unwrap_or_default();
-    let name = match &args.tokenizer {
-        Some(t) => t.clone(),
-        None if !model.is_empty() && std::path::Path::new(&model).exists() => model,
-        None => anyhow::bail!(
-            "--tokenizer is required (a tokenizer.json, a directory holding one, or `server`)"
+/// The tokenizer to load, as vLLM finds it: `--tokenizer` (a path, `server`, or a Hugging Face
+/// id found in the local cache), else `--model` as a path or a cached Hugging Face id, else the
+/// server's own `/tokenize` (perfgate downloads nothing). The note says which was chosen.
+fn tokenizer_spec(args: &RunArgs) -> (String, Option<String>) {
+    let hf = |id: &str| crate::tokenizer::hf_cached(id).map(|p| p.display().to_string());
+    if let Some(t) = &args.tokenizer {
+        if t.eq_ignore_ascii_case("server") || std::path::Path::new(t).exists() {
+            return (t.clone(), None);
+        }
+        return match hf(t) {
+            Some(p) => (
+                p.clone(),
+                Some(format!("tokenizer `{t}` from the Hugging Face cache: {p}")),
+            ),
+            None => (t.clone(), None),
+        };
+    }
+    match args.model.as_deref().filter(|m| !m.is_empty()) {
+        Some(m) if std::path::Path::new(m).exists() => (m.to_string(), None),
+        Some(m) => match hf(m) {
+            Some(p) => (
+                p.clone(),
+                Some(format!(
+                    "tokenizer of `{m}` from the Hugging Face cache: {p}"
+                )),
+            ),
+            None => (
+                "server".into(),
+                Some(format!(
+                    "no local tokenizer for `{m}` (not a path, not in the Hugging Face cache); \
+                     counting tokens with the server's /tokenize (pass --tokenizer to choose)"
+                )),
+            ),
+        },
+        None => (
+            "server".into(),
+            Some("counting tokens with the server's /tokenize (pass --tokenizer to choose)".into()),
         ),
-    };
-    match crate::tokenizer::load(&name, base_url) {
+    }
+}
+
+fn load_tokenizer(name: &str, base_url: &str) -> anyhow::Result<Arc<dyn Tokenize>> {
+    match crate::tokenizer::load(name, base_url) {
         Ok(tok) => Ok(Arc::from(tok)),
         // The engine's own tokenizer failing is the engine's fault, not the user's (exit 3).
         Err(e @ crate::tokenizer::TokenizerError::Server { .. }) => {

@@ -33,10 +33,13 @@ pub struct ImportArgs {
     /// The number of prompts, for results whose arguments are not in the file.
     #[arg(long)]
     pub num_prompts: Option<u64>,
+    /// The prompt length, for random-dataset results whose arguments are not in the file.
     #[arg(long)]
     pub random_input_len: Option<u64>,
+    /// The output length, for random-dataset results whose arguments are not in the file.
     #[arg(long)]
     pub random_output_len: Option<u64>,
+    /// The length spread, for random-dataset results whose arguments are not in the file.
     #[arg(long)]
     pub random_range_ratio: Option<f64>,
     /// How `--random-range-ratio` was read by the tool that ran (default: from the format).

@@ -90,7 +90,7 @@ impl MetricClass {
 }
 
 /// Overrides for one metric. Every key is optional; what is absent keeps its default.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MetricGate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -119,7 +119,7 @@ pub struct MetricGate {
 /// tolerance_pct = 20
 /// noise_pct = 12
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GateConfig {
     #[serde(default, skip_serializing_if = "Option::is_none")]

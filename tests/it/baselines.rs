@@ -196,4 +196,43 @@ fn schema_is_published_and_printed() {
     assert_eq!(out, committed);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["title"], "perfgate baseline");
+    assert_eq!(
+        committed,
+        perfgate::baseline::json_schema(),
+        "schema/baseline.schema.json is stale: run `perfgate baseline schema > schema/baseline.schema.json`"
+    );
+}
+
+/// Every shipped baseline and suite validates against the generated schema, and the schema
+/// refuses what the parser refuses (an unknown key, a wrong type).
+#[test]
+fn every_shipped_baseline_and_suite_validates_against_the_schema() {
+    let schema: serde_json::Value =
+        serde_json::from_str(&perfgate::baseline::json_schema()).unwrap();
+    let validator = jsonschema::validator_for(&schema).expect("a valid JSON Schema");
+    let mut checked = 0;
+    for dir in ["baselines", "suites"] {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            let doc: serde_json::Value = toml::from_str(&text).unwrap();
+            let errors: Vec<String> = validator
+                .iter_errors(&doc)
+                .map(|e| format!("{}: {e}", e.instance_path()))
+                .collect();
+            assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
+            perfgate::baseline::Baseline::parse(&text, &path.display().to_string()).unwrap();
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4, "only {checked} files checked");
+    let bad: serde_json::Value =
+        toml::from_str("schema_version = 1\n[engine]\nname = \"vllm\"\nflavour = \"x\"\n").unwrap();
+    assert!(!validator.is_valid(&bad));
+    let bad: serde_json::Value =
+        toml::from_str("schema_version = 1\n[engine]\nname = 3\n").unwrap();
+    assert!(!validator.is_valid(&bad));
 }

@@ -2,6 +2,7 @@
 
 mod baselines;
 mod check;
+mod compat;
 mod dataset;
 mod engine;
 mod faults;

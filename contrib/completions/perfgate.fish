@@ -1,0 +1,236 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_perfgate_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_perfgate_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_perfgate_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_perfgate_using_subcommand
+    set -l cmd (__fish_perfgate_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c perfgate -n "__fish_perfgate_needs_command" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_needs_command" -s V -l version -d 'Print version'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "run" -d 'Benchmark one scenario against a running OpenAI-compatible server (like `vllm bench serve`)'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "import" -d 'Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "baseline" -d 'Record, show or validate baseline files'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "check" -d 'Gate results against a baseline with statistics; exit 1 on a regression'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "compare" -d 'Compare two baselines side by side (e.g. SGLang vs vLLM)'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "comment" -d 'Post a check report to GitHub: sticky PR comment, check run, job summary'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "merge" -d 'Merge per-model check reports (from a matrix) into one report'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "fake-server" -d 'Serve a fake OpenAI streaming API on 127.0.0.1 (for demos and benchmarks); prints its URL'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "completions" -d 'Print a shell completion script to standard output (or write all of them to --dir)'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "man" -d 'Print the man page (roff) to standard output (or write one page per command to --dir)'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l base-url -d 'Server base URL (default: http://HOST:PORT)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l host -d 'Server host, when --base-url is not given' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l port -d 'Server port, when --base-url is not given' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l endpoint -d 'API endpoint: /v1/completions or /v1/chat/completions (the streaming APIs perfgate measures)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l backend -d 'Backend label recorded in the result (vLLM\'s `backend`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l model -d 'Model name (recorded as `model` / `model_id`); default: the first model the server lists at /v1/models' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l served-model-name -d 'The `model` field sent to the server, when it differs from --model' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l tokenizer -d 'A tokenizer.json file or a directory holding one; or `server` to use the server\'s /tokenize and /detokenize. Defaults to --model' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l dataset-name -d 'Dataset: random, sharegpt, fixed, jsonl, prefix_repetition or custom' -r -f -a "random\t'Random tokens of exact lengths'
+sharegpt\t'ShareGPT conversations (`--dataset-path`)'
+fixed\t'One random prompt, repeated'
+jsonl\t'`{"prompt", "output_len"}` per line (`--dataset-path`)'
+prefix_repetition\t'Shared prefixes with unique suffixes (prefix caching)'
+custom\t'vLLM\'s custom JSONL: `{"prompt"}` per line, output length from --custom-output-len'"
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l dataset-path -d 'Dataset file (sharegpt JSON; jsonl of {prompt, output_len}; custom: jsonl of {prompt})' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l num-prompts -d 'Number of prompts to send' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-input-len -d 'Prompt length in tokens (random, fixed)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-output-len -d 'Output length in tokens (random, fixed)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-range-ratio -d 'Length spread; read per --range-convention' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-prefix-len -d 'Tokens of a shared random prefix before every random prompt (added to its length)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l range-convention -d 'vllm: lengths in [L(1−r), L(1+r)]; sglang (and LMDeploy): [max(rL, 1), L]' -r -f -a "vllm\t''
+sglang\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l sharegpt-output-len -d 'Output length for sharegpt prompts (default: the reference answer\'s length)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l prefix-repetition-prefix-len -d 'prefix_repetition: tokens of each shared prefix' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l prefix-repetition-suffix-len -d 'prefix_repetition: tokens of each prompt\'s unique suffix' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l prefix-repetition-num-prefixes -d 'prefix_repetition: how many distinct prefixes the prompts share' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l prefix-repetition-output-len -d 'prefix_repetition: output length in tokens' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-output-len -d 'custom: output length in tokens of every prompt' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-rate -d 'Requests per second (`inf`: all at once; otherwise gamma/Poisson arrivals)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l burstiness -d 'Gamma shape of the arrival gaps (1 = Poisson; lower is burstier)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ramp-up-strategy -d 'Ramp the request rate up over the run from --ramp-up-start-rps to --ramp-up-end-rps (instead of --request-rate)' -r -f -a "linear\t''
+exponential\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ramp-up-start-rps -d 'Request rate of the first request under --ramp-up-strategy' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ramp-up-end-rps -d 'Request rate of the last request under --ramp-up-strategy' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l max-concurrency -d 'At most this many requests in flight' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l num-warmups -d 'Requests sent and discarded before the measured run' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l seed -d 'Seed of the dataset and the arrival schedule' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ignore-eos -d 'Ask the server to ignore EOS (default: on for random and fixed prompts, off otherwise)' -r -f -a "true\t''
+false\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l temperature -d 'Sampling temperature sent with every request (default 0: greedy)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l top-p -d 'Sampling `top_p` sent with every request (default: not sent)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l top-k -d 'Sampling `top_k` sent with every request (default: not sent)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l min-p -d 'Sampling `min_p` sent with every request (default: not sent)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l frequency-penalty -d '`frequency_penalty` sent with every request (default: not sent)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l presence-penalty -d '`presence_penalty` sent with every request (default: not sent)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l repetition-penalty -d '`repetition_penalty` sent with every request (default: not sent)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l extra-body -d 'A JSON object merged into every request body, e.g. \'{"cache_prompt": false}\'' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l header -d 'Extra HTTP headers as KEY=VALUE (repeatable; several after one flag)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l metadata -d 'KEY=VALUE pairs written into the result JSON and the record (repeatable; several after one flag)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ready-check-timeout-sec -d 'Wait up to this many seconds for the server to answer before the run (0: do not wait)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l percentile-metrics -d 'Comma-separated metrics to report statistics for: ttft, tpot, itl, e2el' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l metric-percentiles -d 'Comma-separated percentiles, e.g. 50,90,99' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l goodput -d 'Service-level objectives for goodput, e.g. `--goodput ttft:500 tpot:50`' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-dir -d 'Directory for the result file (default: current directory)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-filename -d 'Result file name (default: BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-timeout -d 'Per-request timeout in seconds (default: none)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-skip-chat-template -d 'custom: accepted for vLLM compatibility; perfgate never applies a chat template client-side (the chat endpoint applies the server\'s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-result -d 'Write the result JSON'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed -d 'Add per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts, errors, …)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-keep-alive -d 'A fresh connection per request (as vLLM\'s and SGLang\'s clients do) instead of reusing connections opened before the run. Needed for llama.cpp\'s server, which announces keep-alive but closes the connection after a streamed response'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l retokenize -d 'Re-tokenize every generated text and report total_output_tokens_retokenized'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-progress -d 'No progress bar'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -s o -l output -d 'Write the records here instead of standard output' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l model -d 'The model, for files that do not name it' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l engine -d 'The serving engine (`vllm`, `sglang`, `lmdeploy`, …), when the file does not say' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l engine-version -d 'The engine version (e.g. `v0.10.1`), when the file does not say' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l dataset-name -d 'The dataset (`random`, `sharegpt`, …), for results whose arguments are not in the file' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l num-prompts -d 'The number of prompts, for results whose arguments are not in the file' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l random-input-len -d 'The prompt length, for random-dataset results whose arguments are not in the file' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l random-output-len -d 'The output length, for random-dataset results whose arguments are not in the file' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l random-range-ratio -d 'The length spread, for random-dataset results whose arguments are not in the file' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l range-convention -d 'How `--random-range-ratio` was read by the tool that ran (default: from the format)' -r -f -a "vllm\t''
+sglang\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -s q -l quiet -d 'Print nothing but errors'
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -f -a "schema" -d 'Print the JSON Schema of the baseline file format'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -s o -l output -d 'The baseline file to write' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l runs-from -d 'Start from this baseline: keep its engine, provenance and runs, and append the new records as further runs' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l engine -d 'Engine name (default: the records\' engine)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l engine-version -d 'Engine version (default: the records\' engine version)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l image -d 'Container image the engine ran in' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l install -d 'How the engine was installed when not from an image' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l preset -d 'Launch preset for `[engine.launch]` (`vllm-docker`, `sglang-docker`, `lmdeploy`, …)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l hardware -d 'Hardware the runs were measured on' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l runner -d 'Who or what ran the benchmark (a CI runner, a person)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l date -d 'Date of the measurements (free text, e.g. `2025-08-20`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l notes -d 'A note for reviewers' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l source -d 'Source files to list in the provenance instead of those named by the records' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from show" -l json -d 'Print the records (one JSON object per line) instead of a table'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from schema" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "schema" -d 'Print the JSON Schema of the baseline file format'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l baseline -d 'The baseline: a baseline TOML file (or JSON Lines records)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l results -d 'Results to gate: JSON Lines records from `perfgate run`/`import` (one or more files)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l json -d 'Also write the report as JSON to this file (`-` for stdout, instead of the table)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l markdown -d 'Also write the report as markdown (PR comment, job summary) to this file' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l gate -d 'Gate settings (TOML) applied over the baseline\'s `[gate]` table' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l fail-on -d 'Exit 1 on regressions only (default), or also on inconclusive rows' -r -f -a "regression\t'Only a regressed row fails the check (inconclusive rows exit 0)'
+inconclusive\t'An inconclusive row (or a scenario missing from the results) fails the check too'"
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l color -d 'Colour the terminal table' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l kind -d 'The report kind named in the hidden marker of the markdown (`<!-- perfgate:KIND -->`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l repo -d 'Repository `OWNER/NAME` (default: $GITHUB_REPOSITORY)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l pr -d 'Pull request number (default: from the event payload)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l sha -d 'Commit the check run is attached to (default: the PR\'s head SHA from the event payload)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l check-name -d 'Check run name (default: `perfgate`, or `perfgate (KIND)` for other report kinds)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-retries -d 'Retries for 5xx answers, rate limits and network errors' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-retry-delay-ms -d 'Delay before the first retry in milliseconds; doubles per retry, capped at 10 s' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-timeout-secs -d 'Timeout of one GitHub request, in seconds' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l runs -d 'Runs of each scenario per model (fresh scenario order each run, same dataset seeds)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l models -d 'Only these models (comma-separated names, or the part after the last `/`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l engine-cmd -d 'Engine command template replacing the preset\'s (e.g. the engine this PR built). Placeholders: {model} {served_model_name} {tp} {port} {image} {container} {extra_args}' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l engine-image -d 'Container image replacing the file\'s (docker presets)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l base-url -d 'Do not launch anything: benchmark the server already at this URL' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l port -d 'Port for the launched engine (default: the file\'s, else the preset\'s)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l output-dir -d 'Where results records, engine logs, engine metrics and the reports are written' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l start-timeout -d 'Seconds an engine may take to become ready (default: the file\'s, else the preset\'s)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l stop-grace -d 'Seconds between SIGTERM and SIGKILL when stopping an engine' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l unresponsive-timeout -d 'An engine whose /health fails this long during a scenario counts as hung' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l metrics-interval -d 'Seconds between /metrics samples during a scenario' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l warmup-requests -d 'Warm-up requests sent to each freshly launched engine before its first scenario' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l rerun -d 'Re-run scenarios with this verdict (with a fresh engine per model) after the first gate' -r -f -a "inconclusive\t'Scenarios whose verdict was inconclusive'"
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l max-reruns -d 'Most re-run rounds with --rerun' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l tokenizer -d 'Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l dataset-path -d 'ShareGPT JSON for `sharegpt` scenarios' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l request-timeout -d 'Per-request deadline in seconds (default: none; a hung engine is caught by the health watch)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l scenario-timeout -d 'Hard limit in seconds for one scenario run, after which it counts as an engine fault' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l save-baseline -d 'Also write the measured runs as a baseline file (the suite plus the numbers)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github -d 'After gating, write the job summary and outputs and post the PR comment and check run (like `perfgate comment`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-comment -d 'Do not post or update the PR comment'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-check-run -d 'Do not create a check run'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-summary -d 'Do not write the job summary or print annotations (another step already did)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l allow-fork -d 'Post even from a `pull_request` event whose head is a fork (the job ran untrusted code; prefer the `workflow_run` pattern)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l fail-on-post-error -d 'Exit 3 when posting to GitHub fails (default: warn; the exit code reflects the gate)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l dry-run -d 'Print every rendered launch command and scenario; run nothing'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l map -d 'Pair a model of A with a differently named model of B (`A_MODEL=B_MODEL`); repeatable. Models are otherwise paired only by identical names' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l markdown -d 'Print a markdown table instead of the terminal table'
+complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l report -d 'The JSON report written by `perfgate check --json` or `perfgate merge`' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l markdown -d 'Post this markdown instead of rendering the report (e.g. from `perfgate check --markdown`)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l kind -d 'Report kind: one sticky comment per PR and kind. Default: the report\'s own `kind`' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l fail-on -d 'Which verdicts make the exit code non-zero: `regression` (fail 1, error 3), `inconclusive` (also inconclusive 1) or `never` (always 0 once posted)' -r -f -a "regression\t''
+inconclusive\t''
+never\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l repo -d 'Repository `OWNER/NAME` (default: $GITHUB_REPOSITORY)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l pr -d 'Pull request number (default: from the event payload)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l sha -d 'Commit the check run is attached to (default: the PR\'s head SHA from the event payload)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l check-name -d 'Check run name (default: `perfgate`, or `perfgate (KIND)` for other report kinds)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l github-retries -d 'Retries for 5xx answers, rate limits and network errors' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l github-retry-delay-ms -d 'Delay before the first retry in milliseconds; doubles per retry, capped at 10 s' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l github-timeout-secs -d 'Timeout of one GitHub request, in seconds' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l no-comment -d 'Do not post or update the PR comment'
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l no-check-run -d 'Do not create a check run'
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l no-summary -d 'Do not write the job summary or print annotations (another step already did)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l allow-fork -d 'Post even from a `pull_request` event whose head is a fork (the job ran untrusted code; prefer the `workflow_run` pattern)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l fail-on-post-error -d 'Exit 3 when posting to GitHub fails (default: warn; the exit code reflects the gate)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand merge" -s o -l output -d 'Where to write the merged report' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand merge" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l port -d 'Port on 127.0.0.1 (0: any free port; the URL is printed)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l ttft-ms -d 'Time to the first token, in milliseconds' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l itl-ms -d 'Time between chunks, in milliseconds' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l tokens-per-chunk -d 'Tokens per streamed chunk' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l fault -d 'none, http500, error-event[:N], malformed[:N], close[:N], stall[:N], no-done' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l fault-every -d 'Apply the fault to every N-th request' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l model -d 'The model name the server lists and answers as' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l no-usage -d 'Do not send usage'
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand completions" -l dir -d 'Write the scripts of every shell into this directory instead' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand man" -l dir -d 'Write perfgate.1 and one perfgate-COMMAND.1 per subcommand into this directory' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand man" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "run" -d 'Benchmark one scenario against a running OpenAI-compatible server (like `vllm bench serve`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "import" -d 'Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "baseline" -d 'Record, show or validate baseline files'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "check" -d 'Gate results against a baseline with statistics; exit 1 on a regression'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "compare" -d 'Compare two baselines side by side (e.g. SGLang vs vLLM)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "comment" -d 'Post a check report to GitHub: sticky PR comment, check run, job summary'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "merge" -d 'Merge per-model check reports (from a matrix) into one report'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "fake-server" -d 'Serve a fake OpenAI streaming API on 127.0.0.1 (for demos and benchmarks); prints its URL'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "completions" -d 'Print a shell completion script to standard output (or write all of them to --dir)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "man" -d 'Print the man page (roff) to standard output (or write one page per command to --dir)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "schema" -d 'Print the JSON Schema of the baseline file format'

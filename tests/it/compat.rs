@@ -1,0 +1,382 @@
+//! Fitting where users already are: vLLM's `vllm bench serve` command lines run unchanged against
+//! the fake server, the result JSON has the keys vLLM's comparison scripts read, completions and
+//! man pages are current, every flag is described.
+
+use std::path::Path;
+
+use perfgate::fakeserver::FakeConfig;
+
+use crate::support::*;
+
+/// Command lines in the shapes of vLLM's benchmark docs and CI scripts (the benchmarks README,
+/// `run-performance-benchmarks.sh`, the datasets guide), with smaller prompt counts. `$PORT`,
+/// `$OUT`, `$SHAREGPT` and `$CUSTOM` are filled in; `vllm bench serve` becomes `perfgate run`.
+const VLLM_LINES: &[(&str, &str)] = &[
+    (
+        "docs: quick start, sharegpt",
+        "vllm bench serve --backend vllm --model NousResearch/Hermes-3-Llama-3.1-8B \
+         --endpoint /v1/completions --dataset-name sharegpt --dataset-path $SHAREGPT \
+         --num-prompts 6 --port $PORT",
+    ),
+    (
+        "CI: perf benchmarks client command with --metadata and underscore spellings",
+        "vllm bench serve --save-result --result-dir $OUT \
+         --result-filename serving_llama8B_tp1_random_qps_inf.json --request-rate inf \
+         --metadata tensor_parallel_size=1 --model meta-llama/Llama-3.1-8B-Instruct \
+         --backend vllm --dataset_name random --random_input_len 24 --random_output_len 6 \
+         --num_prompts 6 --ignore-eos --port $PORT",
+    ),
+    (
+        "docs: custom dataset",
+        "vllm bench serve --port $PORT --save-result --save-detailed --backend vllm \
+         --model meta-llama/Llama-3.1-8B-Instruct --endpoint /v1/completions \
+         --dataset-name custom --dataset-path $CUSTOM --custom-skip-chat-template \
+         --num-prompts 4 --max-concurrency 1 --temperature=0.3 --top-p=0.75 --result-dir $OUT",
+    ),
+    (
+        "docs: prefix repetition",
+        "vllm bench serve --backend openai --model meta-llama/Llama-3.1-8B-Instruct \
+         --dataset-name prefix_repetition --num-prompts 6 --prefix-repetition-prefix-len 16 \
+         --prefix-repetition-suffix-len 8 --prefix-repetition-num-prefixes 2 \
+         --prefix-repetition-output-len 4 --port $PORT",
+    ),
+    (
+        "docs: ramp-up",
+        "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random \
+         --random-input-len 16 --random-output-len 4 --num-prompts 8 \
+         --ramp-up-strategy linear --ramp-up-start-rps 50 --ramp-up-end-rps 400 \
+         --host 127.0.0.1 --port $PORT",
+    ),
+    (
+        "docs: random with a shared prefix",
+        "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random \
+         --random-prefix-len 8 --random-input-len 16 --random-output-len 4 --num-prompts 4 \
+         --request-rate 100 --burstiness 0.5 --seed 42 --disable-tqdm --port $PORT",
+    ),
+    (
+        "chat backend, sampling, extra body, headers, metadata, percentiles, goodput",
+        "vllm bench serve --backend openai-chat --endpoint /v1/chat/completions \
+         --base-url http://127.0.0.1:$PORT --model fake-model --dataset-name random \
+         --random-input-len 16 --random-output-len 4 --num-prompts 3 --temperature 0.7 \
+         --top-k -1 --min-p 0.1 --frequency-penalty -0.5 --presence-penalty 0.5 \
+         --repetition-penalty 1.1 \
+         --extra-body '{\"chat_template_kwargs\": {\"enable_thinking\": false}}' \
+         --header X-Trace=abc X-Team=perf --metadata gpu=H100 run=nightly \
+         --percentile-metrics ttft,tpot,itl,e2el --metric-percentiles 25,50,99 \
+         --goodput ttft:5000 tpot:1000 --save-result --result-dir $OUT",
+    ),
+    (
+        "no --model: the first model of /v1/models",
+        "vllm bench serve --dataset-name random --random-input-len 16 --random-output-len 4 \
+         --num-prompts 2 --ready-check-timeout-sec 5 --port $PORT --save-result \
+         --result-filename nomodel.json --result-dir $OUT",
+    ),
+];
+
+fn write_fixtures(dir: &Path) -> (String, String) {
+    let conv = |i: usize| {
+        serde_json::json!({
+            "id": format!("c{i}"),
+            "conversations": [
+                {"from": "human", "value": "the quick brown fox jumps over the lazy dog again"},
+                {"from": "gpt", "value": "a cat and a dog sat on the mat and slept all day"},
+            ]
+        })
+    };
+    let sharegpt = dir.join("sharegpt.json");
+    let all: Vec<_> = (0..12).map(conv).collect();
+    std::fs::write(&sharegpt, serde_json::to_string(&all).unwrap()).unwrap();
+    let custom = dir.join("custom.jsonl");
+    let lines: String = (0..4)
+        .map(|i| format!("{{\"prompt\": \"tell me about the quick fox number {i}\"}}\n"))
+        .collect();
+    std::fs::write(&custom, lines).unwrap();
+    (sharegpt.display().to_string(), custom.display().to_string())
+}
+
+fn words(line: &str, port: u16, out: &Path, sharegpt: &str, custom: &str) -> Vec<String> {
+    let line = line
+        .replace("$PORT", &port.to_string())
+        .replace("$OUT", &out.display().to_string())
+        .replace("$SHAREGPT", sharegpt)
+        .replace("$CUSTOM", custom);
+    let mut w = shell_words::split(&line).unwrap();
+    assert_eq!(&w[..3], ["vllm", "bench", "serve"], "{line}");
+    w.splice(..3, ["run".to_string()]);
+    w
+}
+
+#[test]
+fn vllm_command_lines_run_unchanged() {
+    let server = fake(FakeConfig {
+        ttft: ms(2),
+        itl: ms(1),
+        ..Default::default()
+    });
+    let port: u16 = server.url().rsplit(':').next().unwrap().parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (sharegpt, custom) = write_fixtures(dir.path());
+    for (what, line) in VLLM_LINES {
+        let out_dir = dir.path().join(what.replace([' ', ':', ',', '-'], "_"));
+        let args = words(line, port, &out_dir, &sharegpt, &custom);
+        let out = perfgate().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{what}: {args:?}\n{err}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            stdout.contains("Serving Benchmark Result"),
+            "{what}: {stdout}"
+        );
+        assert!(
+            !stdout.contains("Failed requests:                         1"),
+            "{what}"
+        );
+
+        let saved: Vec<serde_json::Value> = std::fs::read_dir(&out_dir)
+            .map(|d| {
+                d.map(|e| e.unwrap().path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                    .map(|p| serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap())
+                    .collect()
+            })
+            .unwrap_or_default();
+        for v in &saved {
+            assert_vllm_script_keys(what, v);
+        }
+        match *what {
+            w if w.starts_with("CI:") => {
+                assert_eq!(saved.len(), 1, "{what}");
+                assert_eq!(saved[0]["tensor_parallel_size"], "1", "{what}");
+                assert_eq!(saved[0]["metadata"]["tensor_parallel_size"], "1");
+                assert_eq!(saved[0]["num_prompts"], 6);
+                assert_eq!(saved[0]["random_input_len"], 24);
+                assert!(out_dir
+                    .join("serving_llama8B_tp1_random_qps_inf.json")
+                    .exists());
+            }
+            "docs: custom dataset" => {
+                let v = &saved[0];
+                assert_eq!(v["dataset_name"], "custom");
+                assert_eq!(v["custom_output_len"], 256);
+                assert_eq!(v["max_concurrency"], 1);
+                // --save-detailed: vLLM's per-request list, one "" per success.
+                assert_eq!(v["errors"], serde_json::json!(["", "", "", ""]));
+                let body = server.last_request().unwrap().body;
+                assert_eq!(body["temperature"], 0.3);
+                assert_eq!(body["top_p"], 0.75);
+                assert!(body["prompt"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("tell me about"));
+            }
+            "docs: prefix repetition" => {
+                assert!(err.contains("2 shared prefixes of 16 tokens"), "{err}");
+                let body = server.last_request().unwrap().body;
+                assert_eq!(body["max_tokens"], 4);
+            }
+            w if w.starts_with("chat backend") => {
+                let seen = server.last_request().unwrap();
+                assert_eq!(seen.path, "/v1/chat/completions");
+                let b = &seen.body;
+                assert_eq!(b["temperature"], 0.7);
+                assert_eq!(b["top_k"], -1);
+                assert_eq!(b["min_p"], 0.1);
+                assert_eq!(b["frequency_penalty"], -0.5);
+                assert_eq!(b["presence_penalty"], 0.5);
+                assert_eq!(b["repetition_penalty"], 1.1);
+                assert_eq!(b["chat_template_kwargs"]["enable_thinking"], false);
+                let header = |n: &str| {
+                    seen.headers
+                        .iter()
+                        .find(|(k, _)| k == n)
+                        .map(|(_, v)| v.clone())
+                };
+                assert_eq!(header("x-trace").as_deref(), Some("abc"));
+                assert_eq!(header("x-team").as_deref(), Some("perf"));
+                let v = &saved[0];
+                assert_eq!(v["gpu"], "H100");
+                assert_eq!(v["run"], "nightly");
+                assert_eq!(v["metadata"]["gpu"], "H100");
+                assert_eq!(v["backend"], "openai-chat");
+                assert!(v["p25_e2el_ms"].is_number(), "{v}");
+                assert!(v["request_goodput"].is_number(), "{v}");
+                // The record reads back, the echoed metadata keys without a warning.
+                let text = serde_json::to_string(v).unwrap() + "\n";
+                let back = perfgate::record::parse_jsonl_with_warnings(&text, "r.json").unwrap();
+                assert_eq!(back.records[0].metadata["run"], "nightly");
+                // The per-request fields of --save-detailed are not record keys.
+                assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+            }
+            w if w.starts_with("no --model") => {
+                assert!(err.contains("using `fake-model`"), "{err}");
+                assert_eq!(saved[0]["model_id"], "fake-model");
+            }
+            "docs: ramp-up" => {
+                assert_eq!(server.last_request().unwrap().body["max_tokens"], 4);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The keys vLLM's `convert-results-json-to-markdown.py` takes from a serving result (its
+/// `serving_column_mapping`, less what comes from the `.commands` file) and that
+/// `compare-json-results.py` then compares; `max_concurrency` must be present even when unset.
+fn assert_vllm_script_keys(what: &str, v: &serde_json::Value) {
+    for key in [
+        "date",
+        "model_id",
+        "completed",
+        "request_throughput",
+        "total_token_throughput",
+        "output_throughput",
+        "total_input_tokens",
+        "total_output_tokens",
+        "mean_ttft_ms",
+        "median_ttft_ms",
+        "p99_ttft_ms",
+        "std_ttft_ms",
+        "mean_tpot_ms",
+        "median_tpot_ms",
+        "p99_tpot_ms",
+        "std_tpot_ms",
+        "mean_itl_ms",
+        "median_itl_ms",
+        "p99_itl_ms",
+        "std_itl_ms",
+    ] {
+        assert!(
+            v.get(key).is_some_and(|x| !x.is_null()),
+            "{what}: `{key}` missing in {v}"
+        );
+    }
+    assert!(v.get("max_concurrency").is_some(), "{what}: {v}");
+    assert!(
+        v.get("errors").is_none_or(|e| e.is_array()),
+        "{what}: `errors` must be vLLM's list: {v}"
+    );
+}
+
+#[test]
+fn unsupported_endpoints_and_bad_pairs_are_refused_up_front() {
+    for (args, want) in [
+        (
+            vec!["run", "--model", "m", "--endpoint", "/v1/responses"],
+            "/v1/completions, /v1/chat/completions",
+        ),
+        (
+            vec!["run", "--model", "m", "--metadata", "novalue"],
+            "--metadata `novalue`: expected KEY=VALUE",
+        ),
+        (
+            vec!["run", "--model", "m", "--extra-body", "[1]"],
+            "--extra-body must be a JSON object",
+        ),
+        (
+            vec!["run", "--model", "m", "--header", "Bad Name=x"],
+            "is not a valid header name",
+        ),
+        (
+            vec!["run", "--ramp-up-strategy", "linear"],
+            "--ramp-up-start-rps",
+        ),
+    ] {
+        let out = perfgate().args(&args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(want), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn completions_and_man_pages_are_current() {
+    let stale =
+        "run `perfgate completions --dir contrib/completions && perfgate man --dir contrib/man`";
+    for (shell, name) in perfgate::cli::COMPLETION_FILES {
+        let committed = std::fs::read(Path::new("contrib/completions").join(name)).unwrap();
+        assert!(
+            committed == perfgate::cli::completions(shell),
+            "{name} is stale: {stale}"
+        );
+    }
+    let pages = perfgate::cli::man_pages();
+    assert!(pages.len() >= 8);
+    for (name, page) in &pages {
+        let committed = std::fs::read(Path::new("contrib/man").join(name))
+            .unwrap_or_else(|e| panic!("contrib/man/{name}: {e}: {stale}"));
+        assert!(committed == *page, "{name} is stale: {stale}");
+    }
+    let main = String::from_utf8(pages[0].1.clone()).unwrap();
+    assert!(main.contains(".TH perfgate 1"), "{main}");
+    assert!(main.contains("Exit codes"), "{main}");
+    let bash = String::from_utf8(perfgate::cli::completions(clap_complete::Shell::Bash)).unwrap();
+    assert!(bash.contains("--ramp-up-strategy") && bash.contains("prefix_repetition"));
+}
+
+#[test]
+fn help_shows_exit_codes_and_every_flag_is_described() {
+    let out = perfgate().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for line in [
+        "Exit codes:",
+        "0  pass",
+        "1  regression",
+        "2  usage",
+        "3  engine",
+    ] {
+        assert!(help.contains(line), "{help}");
+    }
+    fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let id = arg.get_id().as_str();
+            if id == "help" || id == "version" {
+                continue;
+            }
+            if arg.get_help().is_none() && arg.get_long_help().is_none() {
+                missing.push(format!("{path} --{id}"));
+            }
+        }
+        for sub in cmd.get_subcommands() {
+            walk(sub, &format!("{path} {}", sub.get_name()), missing);
+        }
+    }
+    let mut missing = Vec::new();
+    walk(
+        &<perfgate::cli::Cli as clap::CommandFactory>::command(),
+        "perfgate",
+        &mut missing,
+    );
+    assert!(
+        missing.is_empty(),
+        "flags without a description: {missing:#?}"
+    );
+}
+
+#[test]
+fn underscore_spellings_and_negative_numbers_parse() {
+    let cli = perfgate::cli::parse_from([
+        "perfgate",
+        "run",
+        "--dataset_name=prefix_repetition",
+        "--num_prompts",
+        "5",
+        "--top-k",
+        "-1",
+        "--frequency_penalty",
+        "-0.5",
+        "--metadata",
+        "a=1",
+        "b=x_y",
+    ])
+    .unwrap();
+    let perfgate::cli::Command::Run(a) = cli.command else {
+        panic!("not run");
+    };
+    assert_eq!(a.dataset_name.as_str(), "prefix_repetition");
+    assert_eq!(a.num_prompts, 5);
+    assert_eq!(a.top_k, Some(-1));
+    assert_eq!(a.frequency_penalty, Some(-0.5));
+    assert_eq!(a.metadata, ["a=1", "b=x_y"]);
+    assert!(a.model.is_none());
+}
