@@ -28,6 +28,13 @@ struct Context {
     /// vLLM's pre-block lines (`Traffic request rate`, `Burstiness factor`, …).
     printed: ArgMap,
     launch: Option<String>,
+    /// A sweep header (`num_prompts: 1, 2, 4, …`): one prompt count per following block, in
+    /// order, with the header's line.
+    sweep: Option<(Vec<u64>, usize)>,
+    /// Blocks read since the sweep header.
+    sweep_next: usize,
+    /// A sweep header's `seq_length: N` (the prompt length of every block), with its line.
+    seq_length: Option<(u64, usize)>,
 }
 
 impl Context {
@@ -139,6 +146,7 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
             )?;
             out.records.push(rec);
             ctx.printed.clear();
+            ctx.sweep_next += 1;
             i = end + 1;
             continue;
         }
@@ -146,6 +154,8 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
             if let Some((level, title)) = is_heading(l) {
                 ctx.new_run();
                 ctx.launch = None;
+                ctx.sweep = None;
+                ctx.seq_length = None;
                 if level == 1 {
                     let mut words = title.split_whitespace();
                     if let Some(e) = words.next().and_then(super::known_engine) {
@@ -197,8 +207,28 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
                     ctx.printed
                         .insert("max_concurrency".into(), value.to_string());
                 }
+                // A sweep log's header: the prompt counts of the blocks that follow.
+                "num_prompts" => {
+                    let counts = value
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|v| !v.is_empty() && *v != "…" && *v != "...")
+                        .map(parse_u64)
+                        .collect::<Result<Vec<u64>, String>>()
+                        .map_err(|m| ImportError::at(path, i + 1, format!("`num_prompts:` {m}")))?;
+                    ctx.sweep = Some((counts, i + 1));
+                    ctx.sweep_next = 0;
+                }
+                "seq_length" => {
+                    let n = parse_u64(value)
+                        .map_err(|m| ImportError::at(path, i + 1, format!("`seq_length:` {m}")))?;
+                    ctx.seq_length = Some((n, i + 1));
+                }
                 _ => {}
             }
+        } else if let Some(e) = super::known_engine(t).filter(|_| h1_engine.is_none()) {
+            // A bare engine name on a line of its own heads a sweep log (`vllm`).
+            h1_engine = Some(e.to_string());
         }
         i += 1;
     }
@@ -505,15 +535,49 @@ fn build_record(
         .ok_or_else(|| {
             err(hl, "no dataset name for this result (no `--dataset-name` or `dataset_name=` before it); pass `--dataset-name`".into())
         })?;
-    let num_prompts = match arg_u64("num_prompts")?.or(opts.num_prompts) {
-        Some(n) => n,
-        None if block.get("failed").is_some() => r.completed + r.failed,
-        None => return Err(err(
+    let block_no = ctx.sweep_next + 1;
+    let swept = ctx
+        .sweep
+        .as_ref()
+        .map(|(counts, line)| (counts.get(ctx.sweep_next), *line));
+    let num_prompts = match (arg_u64("num_prompts")?.or(opts.num_prompts), swept) {
+        (Some(n), _) => n,
+        (None, Some((Some(&n), _))) => n,
+        (None, Some((None, line))) => {
+            return Err(err(
+                hl,
+                format!(
+                    "block {block_no} after the `num_prompts:` header of line {line}, which lists only {} counts; pass `--num-prompts`",
+                    ctx.sweep.as_ref().map_or(0, |(c, _)| c.len())
+                ),
+            ))
+        }
+        (None, None) if block.get("failed").is_some() => {
+            // vLLM's `num_prompts` is every request sent: successful + failed.
+            r.derived.push("num_prompts".into());
+            warnings.push(format!(
+                "{path}:{hl}: num_prompts = {} derived from {} successful + {} failed requests",
+                r.completed + r.failed,
+                r.completed,
+                r.failed
+            ));
+            r.completed + r.failed
+        }
+        (None, None) => return Err(err(
             hl,
-            "no prompt count for this result (no `--num-prompts` before it); pass `--num-prompts`"
+            "no prompt count for this result (no `--num-prompts` before it and no `Failed requests` line to count from); pass `--num-prompts`"
                 .into(),
         )),
     };
+    if block.get("failed").is_none() && r.completed > num_prompts {
+        return Err(err(
+            hl,
+            format!(
+                "{} successful requests but {num_prompts} prompts; pass the right `--num-prompts`",
+                r.completed
+            ),
+        ));
+    }
     let mut p = ScenarioParams {
         dataset_name: dataset.clone(),
         num_prompts,
@@ -521,6 +585,13 @@ fn build_record(
     };
     if dataset == "random" {
         p.random_input_len = arg_u64("random_input_len")?.or(opts.random_input_len);
+        if p.random_input_len.is_none() {
+            let (len, derived) = input_len_of_sweep(&r, ctx, path, hl, warnings)?;
+            p.random_input_len = len;
+            if derived {
+                r.derived.push("random_input_len".into());
+            }
+        }
         p.random_output_len = arg_u64("random_output_len")?.or(opts.random_output_len);
         p.random_range_ratio = arg_f64("random_range_ratio")?.or(opts.random_range_ratio);
         p.range_convention = Some(opts.range_convention.unwrap_or(if block.sglang_style {
@@ -601,6 +672,44 @@ fn build_record(
         }
     }
     Ok(r)
+}
+
+/// The prompt length of a random-dataset block whose arguments are not in the log: the sweep
+/// header's `seq_length:` (checked against the block's totals), else the totals themselves when
+/// they divide evenly (total input tokens / successful requests; recorded as derived, with a
+/// note). `None` when neither justifies a value.
+fn input_len_of_sweep(
+    r: &ScenarioResult,
+    ctx: &Context,
+    path: &str,
+    hl: usize,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<u64>, bool), ImportError> {
+    let even = (r.completed > 0 && r.total_input_tokens % r.completed == 0)
+        .then(|| r.total_input_tokens / r.completed);
+    if let Some((n, line)) = ctx.seq_length {
+        if even != Some(n) {
+            return Err(ImportError::at(
+                path,
+                hl,
+                format!(
+                    "the `seq_length: {n}` header of line {line} disagrees with this block's {} input tokens over {} requests; pass `--random-input-len`",
+                    r.total_input_tokens, r.completed
+                ),
+            ));
+        }
+        return Ok((Some(n), false));
+    }
+    Ok((
+        even.map(|n| {
+        warnings.push(format!(
+            "{path}:{hl}: random_input_len = {n} derived from {} input tokens / {} requests (assumes every prompt had the same length)",
+            r.total_input_tokens, r.completed
+        ));
+            n
+        }),
+        even.is_some(),
+    ))
 }
 
 #[cfg(test)]

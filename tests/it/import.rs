@@ -405,3 +405,84 @@ fn the_import_command_writes_jsonl_and_exits_2_on_bad_input() {
         "{err}"
     );
 }
+
+const SWEEP: &str = "tests/data/vllm/sweep_seed004_style.log";
+
+fn sweep_opts() -> ImportOptions {
+    ImportOptions {
+        model: Some("meta-llama/Llama-3.1-8B".into()),
+        dataset_name: Some("random".into()),
+        ..Default::default()
+    }
+}
+
+/// A seed-004-style sweep: a `vllm` header, `num_prompts: 1, 2, 4, …` and `seq_length: 80`, then
+/// bare result blocks. Every printed number is kept; each block gets its count from the header.
+#[test]
+fn sweep_log_with_a_header_imports_exactly() {
+    let text = read(SWEEP);
+    let got = import_text(&text, SWEEP, &sweep_opts()).unwrap();
+    let counts: Vec<u64> = got.records.iter().map(|r| r.params.num_prompts).collect();
+    assert_eq!(counts, [1, 2, 4, 8, 16, 32]);
+    for r in &got.records {
+        assert_matches_print(&text, r);
+        assert_eq!(r.params.random_input_len, Some(80));
+        assert_eq!(r.engine.as_deref(), Some("vllm"));
+        assert_eq!(r.model, "meta-llama/Llama-3.1-8B");
+        // Header values are printed in the file, not derived.
+        assert!(r.derived.is_empty(), "{:?}", r.derived);
+        assert!(!r.is_incomplete());
+    }
+    assert!(got.warnings.is_empty(), "{:?}", got.warnings);
+}
+
+#[test]
+fn sweep_blocks_without_a_header_ask_or_derive() {
+    let text = read(SWEEP);
+    let bare: String = text
+        .lines()
+        .filter(|l| !l.starts_with("num_prompts") && !l.starts_with("seq_length"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    // No count anywhere: ask for the flag, naming the block.
+    let err = import_text(&bare, "s.log", &sweep_opts())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("s.log:3: no prompt count") && err.contains("--num-prompts"),
+        "{err}"
+    );
+    // With `Failed requests` lines: num_prompts = successful + failed, and the input length from
+    // the totals; both listed as derived, with a note each.
+    let with_failed = bare.replace(
+        "Benchmark duration (s):",
+        "Failed requests:                         0\nBenchmark duration (s):",
+    );
+    let got = import_text(&with_failed, "s.log", &sweep_opts()).unwrap();
+    assert_eq!(got.records.len(), 6);
+    for r in &got.records {
+        assert_eq!(r.params.num_prompts, r.completed);
+        assert_eq!(r.params.random_input_len, Some(80));
+        assert_eq!(r.derived, ["num_prompts", "random_input_len"]);
+    }
+    assert_eq!(got.warnings.len(), 12, "{:?}", got.warnings);
+    assert!(got.warnings[0].contains("num_prompts = 1 derived from 1 successful + 0 failed"));
+    // A header list shorter than the blocks: the block past its end is named.
+    let short = text.replace("num_prompts: 1, 2, 4, 8, 16, 32", "num_prompts: 1, 2");
+    let err = import_text(&short, "s.log", &sweep_opts())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("block 3 after the `num_prompts:` header of line 2"),
+        "{err}"
+    );
+    // A seq_length the totals contradict is refused, not believed.
+    let wrong = text.replace("seq_length: 80", "seq_length: 64");
+    let err = import_text(&wrong, "s.log", &sweep_opts())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("`seq_length: 64` header of line 3 disagrees"),
+        "{err}"
+    );
+}
