@@ -289,12 +289,10 @@ fn custom(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetErro
             break;
         }
     }
-    if rows.len() < spec.num_prompts {
+    if rows.is_empty() {
         return Err(DatasetError::Invalid(format!(
-            "{}: {} prompts in the file, {} asked for (--num-prompts)",
-            path.display(),
-            rows.len(),
-            spec.num_prompts
+            "{}: no prompts in the file",
+            path.display()
         )));
     }
     let texts: Vec<&str> = rows.iter().map(|(_, p)| p.as_str()).collect();
@@ -314,13 +312,24 @@ fn custom(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetErro
             output_len: spec.custom_output_len,
         });
     }
-    let notes = vec![format!(
+    let mut notes = vec![format!(
         "custom: {} prompts from {} in file order, output {} tokens; prompts are sent as written \
          (no chat template is applied client-side; the chat endpoint applies the server's)",
         prompts.len(),
         path.display(),
         spec.custom_output_len
     )];
+    let have = prompts.len();
+    if have < spec.num_prompts {
+        // vLLM oversamples too; in file order here, so the run stays reproducible.
+        for i in have..spec.num_prompts {
+            prompts.push(prompts[i % have].clone());
+        }
+        notes.push(format!(
+            "custom: the file has {have} prompts; repeated them in order to reach {}",
+            spec.num_prompts
+        ));
+    }
     Ok(Dataset { prompts, notes })
 }
 

@@ -427,6 +427,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn ramp_up_rates_are_vllms() {
+        let lin = RampUpStrategy::Linear;
+        assert_eq!(lin.rate(1.0, 10.0, 0, 10), 1.0);
+        assert_eq!(lin.rate(1.0, 10.0, 3, 10), 4.0);
+        assert_eq!(lin.rate(1.0, 10.0, 9, 10), 10.0);
+        assert_eq!(lin.rate(5.0, 10.0, 0, 1), 5.0);
+        let exp = RampUpStrategy::Exponential;
+        assert_eq!(exp.rate(1.0, 16.0, 2, 5), 4.0);
+        assert_eq!(exp.rate(2.0, 32.0, 4, 5), 32.0);
+        let bad = |a, b| {
+            RampUp {
+                strategy: lin,
+                start_rps: a,
+                end_rps: b,
+            }
+            .validate()
+            .unwrap_err()
+        };
+        assert!(bad(0.0, 10.0).contains("above 0"));
+        assert!(bad(10.0, 1.0).contains("must not exceed"));
+        assert!(bad(-1.0, 1.0).contains("non-negative"));
+    }
+
+    #[test]
+    fn ramp_up_schedule_speeds_up_as_the_rate_climbs() {
+        let ramp = RampUp {
+            strategy: RampUpStrategy::Linear,
+            start_rps: 10.0,
+            end_rps: 100.0,
+        };
+        let a = schedule_ramp(2001, ramp, 1.0, 3).unwrap();
+        assert_eq!(a, schedule_ramp(2001, ramp, 1.0, 3).unwrap());
+        assert_eq!(a[0], Duration::ZERO);
+        let gap = |lo: usize, hi: usize| (a[hi] - a[lo]).as_secs_f64() / (hi - lo) as f64;
+        // Requests 0..200 run at 10..19 req/s (mean gap ≈ 1/14); 1800..2000 at 91..100 (≈ 1/95).
+        let (early, late) = (gap(0, 200), gap(1800, 2000));
+        assert!((early - 1.0 / 14.3).abs() < 0.015, "{early}");
+        assert!((late - 1.0 / 95.5).abs() < 0.002, "{late}");
+    }
+
+    #[test]
     fn schedule_is_seeded_and_has_the_requested_rate() {
         let a = schedule(4000, RequestRate::PerSecond(20.0), 1.0, 7).unwrap();
         let b = schedule(4000, RequestRate::PerSecond(20.0), 1.0, 7).unwrap();

@@ -700,16 +700,13 @@ fn input_len_of_sweep(
         }
         return Ok((Some(n), false));
     }
-    Ok((
-        even.map(|n| {
+    if let Some(n) = even {
         warnings.push(format!(
             "{path}:{hl}: random_input_len = {n} derived from {} input tokens / {} requests (assumes every prompt had the same length)",
             r.total_input_tokens, r.completed
         ));
-            n
-        }),
-        even.is_some(),
-    ))
+    }
+    Ok((even, even.is_some()))
 }
 
 #[cfg(test)]

@@ -248,3 +248,74 @@ fn qwen3_lean_tokenizer_gives_the_crate_ids() {
         assert_eq!(tok.decode(s).unwrap(), reference.decode(s).unwrap());
     }
 }
+
+#[test]
+fn qwen3_prefix_repetition_shares_prefixes_and_random_prefix_is_shared() {
+    let Some(tok) = qwen3() else { return };
+    let mut s = spec(DatasetName::PrefixRepetition, 12);
+    s.prefix_repetition = perfgate::dataset::PrefixRepetition {
+        prefix_len: 40,
+        suffix_len: 10,
+        num_prefixes: 3,
+        output_len: 7,
+    };
+    let ds = build(&s, tok).unwrap();
+    assert_eq!(ds.prompts.len(), 12);
+    let mut prefixes = std::collections::BTreeMap::new();
+    for p in &ds.prompts {
+        assert_eq!(p.output_len, 7);
+        // Joined texts of word tokens keep their counts.
+        assert_eq!(p.input_len, 50, "{:?}", p.text);
+        let ids = tok.encode(&p.text).unwrap();
+        *prefixes.entry(ids[..40].to_vec()).or_insert(0) += 1;
+    }
+    // Three distinct prefixes, four prompts each.
+    assert_eq!(prefixes.len(), 3);
+    assert!(prefixes.values().all(|&c| c == 4), "{prefixes:?}");
+    assert_eq!(build(&s, tok).unwrap().prompts, ds.prompts);
+
+    let mut r = spec(DatasetName::Random, 5);
+    r.random_input_len = 20;
+    r.random_prefix_len = 16;
+    let ds = build(&r, tok).unwrap();
+    let first = tok.encode(&ds.prompts[0].text).unwrap();
+    for p in &ds.prompts {
+        assert_eq!(p.input_len, 36);
+        assert_eq!(tok.encode(&p.text).unwrap()[..16], first[..16]);
+    }
+}
+
+#[test]
+fn custom_dataset_reads_prompts_and_uses_the_output_length() {
+    let Some(tok) = qwen3() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("c.jsonl");
+    std::fs::write(
+        &path,
+        "{\"prompt\": \"Hello world\"}\n\n{\"prompt\": \"Hello\"}\n",
+    )
+    .unwrap();
+    let mut s = spec(DatasetName::Custom, 2);
+    s.path = Some(path.clone());
+    s.custom_output_len = 9;
+    let ds = build(&s, tok).unwrap();
+    let lens: Vec<(u32, u32)> = ds
+        .prompts
+        .iter()
+        .map(|p| (p.input_len, p.output_len))
+        .collect();
+    assert_eq!(lens, [(2, 9), (1, 9)]);
+    s.num_prompts = 3;
+    let ds = build(&s, tok).unwrap();
+    assert_eq!(ds.prompts[2], ds.prompts[0]);
+    assert!(ds
+        .notes
+        .iter()
+        .any(|n| n.contains("repeated them in order")));
+    std::fs::write(&path, "{\"text\": \"x\"}\n").unwrap();
+    let err = build(&s, tok).unwrap_err().to_string();
+    assert!(
+        err.contains("c.jsonl:1: expected {\"prompt\": string}"),
+        "{err}"
+    );
+}
