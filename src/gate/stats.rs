@@ -244,12 +244,19 @@ pub fn outliers(xs: &[f64], k: f64) -> Vec<usize> {
         .collect()
 }
 
+/// Why no number of candidate launches is given for an open row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotDecidable {
+    /// Even endless candidate launches would not do: the baseline needs more launches.
+    BaselineTooShort,
+    /// It would take more than the cap.
+    MoreThan(u32),
+}
+
 /// The fewest launches of the candidate (the baseline keeping its `n_base`) that would likely
 /// decide a row whose true oriented shift is `worse`, launch noise `sd` (`df` degrees of
-/// freedom), tolerance `lim`: enough that the distance to the tolerance exceeds the test's
-/// critical value plus one standard error (about 84 % chance to decide). `None` when even
-/// endless candidate launches would not do (then the baseline needs more launches), or when
-/// it would take more than `cap`.
+/// freedom), against the limit `lim`: enough that the distance to the limit exceeds the test's
+/// critical value plus one standard error (about 84 % chance to decide).
 pub fn launches_needed(
     worse: f64,
     lim: f64,
@@ -258,19 +265,22 @@ pub fn launches_needed(
     df: f64,
     alpha: f64,
     cap: u32,
-) -> Option<u32> {
+) -> Result<u32, NotDecidable> {
     let gap = (lim - worse).abs();
     if sd <= 0.0 {
-        return Some(1);
+        return Ok(1);
     }
     let need = (t_quantile(1.0 - alpha, df) + 1.0) * sd;
     // gap ≥ need · √(1/n_base + 1/n)  ⇔  1/n ≤ (gap/need)² − 1/n_base
     let room = (gap / need).powi(2) - 1.0 / n_base.max(1) as f64;
     if room <= 0.0 {
-        return None;
+        return Err(NotDecidable::BaselineTooShort);
     }
-    let n = (1.0 / room).ceil();
-    (n <= f64::from(cap)).then_some(n.max(1.0) as u32)
+    let n = (1.0 / room).ceil().max(1.0);
+    if n > f64::from(cap) {
+        return Err(NotDecidable::MoreThan(cap));
+    }
+    Ok(n as u32)
 }
 
 #[cfg(test)]
@@ -398,7 +408,14 @@ mod tests {
         let near = launches_needed(0.02, lim, 0.02, 8, 20.0, 0.05, 100).unwrap();
         assert!(near > far, "{near} vs {far}");
         // The baseline alone is too short: even endless candidate launches do not decide.
-        assert_eq!(launches_needed(0.0, lim, 0.1, 2, 20.0, 0.05, 1000), None);
+        assert_eq!(
+            launches_needed(0.0, lim, 0.1, 2, 20.0, 0.05, 1000),
+            Err(NotDecidable::BaselineTooShort)
+        );
+        assert_eq!(
+            launches_needed(0.045, lim, 0.02, 1000, 20.0, 0.05, 10),
+            Err(NotDecidable::MoreThan(10))
+        );
         // scipy: (t.ppf(.95, 20) + 1)·0.02 = 0.054494; gap ln 1.05 = 0.048790;
         // (gap/need)² − 1/8 = 0.67661 → 1/0.67661 = 1.478 → 2 launches.
         assert_eq!(far, 2);

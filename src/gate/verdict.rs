@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::config::GateConfig;
 use super::noise::{self, Launches};
-use super::stats::{self, Shift, StatsError};
+use super::stats::{self, NotDecidable, Shift, StatsError};
 use super::{Counts, Report, Row, Side, TopVerdict, Verdict};
 use crate::record::{Direction, ScenarioResult};
 
@@ -489,7 +489,7 @@ fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
                 } else {
                     t.lim_worse
                 };
-                row.launches_needed = stats::launches_needed(
+                let needed = stats::launches_needed(
                     s.worse,
                     lim,
                     noise.sd(),
@@ -498,9 +498,15 @@ fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
                     alpha_eq.min(alpha),
                     NEEDED_CAP,
                 );
-                note.push_str(&match row.launches_needed {
-                    Some(n) => format!("; likely decided with {n} candidate launch(es)"),
-                    None => "; needs more baseline launches to decide".to_string(),
+                row.launches_needed = needed.ok();
+                note.push_str(&match needed {
+                    Ok(n) => format!("; likely decided with {n} candidate launch(es)"),
+                    Err(NotDecidable::BaselineTooShort) => {
+                        "; needs more baseline launches to decide".to_string()
+                    }
+                    Err(NotDecidable::MoreThan(n)) => {
+                        format!("; would likely need more than {n} candidate launches")
+                    }
                 });
             }
             row.note = Some(note);

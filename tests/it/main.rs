@@ -3,6 +3,7 @@
 mod baselines;
 mod check;
 mod dataset;
+mod decision;
 mod engine;
 mod faults;
 mod github;
