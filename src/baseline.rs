@@ -234,7 +234,14 @@ impl Baseline {
                 self.schema_version
             )));
         }
+        let mut models = std::collections::BTreeSet::new();
         for m in &self.models {
+            if !models.insert(m.name.as_str()) {
+                return Err(invalid(format!(
+                    "model `{}` appears twice (its runs would count double); merge its scenarios into one [[models]] entry",
+                    m.name
+                )));
+            }
             let mut seen = std::collections::BTreeSet::new();
             for s in &m.scenarios {
                 let id = s.params.id();

@@ -114,6 +114,33 @@ pub fn gate_and_report(
     let report = gate::evaluate(
         baseline, current, errors, cfg, &opts.kind, base_side, cur_side,
     );
+    if gate::compared(&report.rows) == 0 && report.counts.error == 0 {
+        // A check that compared nothing (no model or scenario in common, or no gated metric)
+        // must never pass.
+        let models = |recs: &[ScenarioResult]| {
+            let mut m: Vec<&str> = recs.iter().map(|r| r.model.as_str()).collect();
+            m.dedup();
+            m.sort_unstable();
+            m.dedup();
+            if m.is_empty() {
+                "none".to_string()
+            } else {
+                m.join(", ")
+            }
+        };
+        anyhow::bail!(
+            "nothing was compared: no gated metric of any model and scenario is on both sides \
+             (baseline models: {}; results models: {}; gated metrics: {})",
+            models(baseline),
+            models(current),
+            cfg.metric_list()
+                .iter()
+                .filter(|m| cfg.rule(m).gated)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let table = report::render_terminal(&report, opts.color);
     let json_to_stdout = opts.json.as_deref() == Some(Path::new("-"));
     if json_to_stdout {
@@ -158,6 +185,12 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
     }
     if current.is_empty() {
         anyhow::bail!("the results hold no records");
+    }
+    if let Some(msg) = gate::duplicate(&current) {
+        anyhow::bail!("--results: {msg}");
+    }
+    if let Some(msg) = gate::duplicate(&base) {
+        anyhow::bail!("{}: {msg}", args.baseline.display());
     }
     let cur_side = Side {
         sources: args

@@ -439,6 +439,56 @@ pub fn evaluate(
     }
 }
 
+/// The first record that appears twice in `recs` (same model, scenario, launch, run, date and
+/// numbers): a results file passed twice, or records appended twice, would silently double the
+/// runs and narrow every interval. Returns a message naming it.
+pub fn duplicate(recs: &[ScenarioResult]) -> Option<String> {
+    let key = |r: &ScenarioResult| {
+        (
+            r.model.clone(),
+            r.scenario_id(),
+            noise::launch_key(r),
+            r.run_index,
+            r.run_in_launch,
+            r.date.clone(),
+            r.duration.to_bits(),
+            r.output_throughput.to_bits(),
+        )
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for r in recs {
+        if !seen.insert(key(r)) {
+            return Some(format!(
+                "model `{}`, scenario `{}`, run {}{}: the same record appears twice (a file passed twice?)",
+                r.model,
+                r.scenario_id(),
+                r.run_index,
+                r.launch_id
+                    .as_deref()
+                    .map(|l| format!(" of launch `{l}`"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    None
+}
+
+/// Gated rows whose verdict compared numbers of both sides (tested or ruled). A check where
+/// this is zero compared nothing: it must never pass.
+pub fn compared(rows: &[Row]) -> usize {
+    rows.iter()
+        .filter(|r| {
+            r.gated
+                && r.n_baseline > 0
+                && r.n_current > 0
+                && matches!(
+                    r.verdict,
+                    Verdict::Pass | Verdict::Regressed | Verdict::Improved | Verdict::Inconclusive
+                )
+        })
+        .count()
+}
+
 /// Launches a side beyond which "likely decides" is not worth saying.
 const NEEDED_CAP: u32 = 50;
 
@@ -908,6 +958,35 @@ mod tests {
             Verdict::Inconclusive,
             "the pool, not the configured prior, sets the noise"
         );
+    }
+
+    #[test]
+    fn duplicates_and_empty_comparisons_are_found() {
+        let s = quiet_suite(2, 0.01);
+        assert_eq!(duplicate(&s), None);
+        let mut twice = s.clone();
+        twice.extend(s.iter().cloned());
+        let msg = duplicate(&twice).unwrap();
+        assert!(
+            msg.contains("appears twice") && msg.contains("launch `L0`"),
+            "{msg}"
+        );
+        let rep = eval(&s, &s);
+        assert!(compared(&rep.rows) > 0);
+        // Results for another model only: every row is missing, nothing was compared.
+        let other: Vec<_> = s
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.model = "other".into();
+                r
+            })
+            .collect();
+        assert_eq!(compared(&eval(&s, &other).rows), 0);
+        // No gated metric: nothing compared either.
+        let none = GateConfig::parse("gated = []\n", "g").unwrap();
+        let rep = evaluate(&s, &s, &[], &none, "c", Side::default(), Side::default());
+        assert_eq!(compared(&rep.rows), 0);
     }
 
     #[test]
