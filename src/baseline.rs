@@ -489,7 +489,10 @@ impl Baseline {
                 derived: r.derived.clone(),
                 errors: r.errors.clone(),
             };
-            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| x.source == run.source) {
+            let same_run = |x: &RunInfo| {
+                x.source == run.source && x.date == run.date && x.launch_id == run.launch_id
+            };
+            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| same_run(x)) {
                 notes.push(format!(
                     "model `{}`, scenario `{id}`: a run from {} is already recorded; added again",
                     r.model,

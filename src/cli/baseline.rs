@@ -12,6 +12,23 @@ pub enum BaselineCommand {
     Show(ShowArgs),
     /// Print the JSON Schema of the baseline file format.
     Schema,
+    /// Print each row's noise as the gate estimates it: launch-to-launch and run-to-run
+    /// standard deviations (log scale, ≈ relative) with their degrees of freedom, the value the
+    /// gate uses (shrunk toward the prior), and how many candidate launches an unchanged engine
+    /// would likely need to pass.
+    Noise(NoiseArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NoiseArgs {
+    /// The baseline file (TOML), or records (`.jsonl`).
+    pub file: PathBuf,
+    /// Gate settings on top of the baseline's `[gate]` table (tolerances, priors).
+    #[arg(long)]
+    pub gate: Option<PathBuf>,
+    /// Print JSON Lines (one object per row) instead of a table.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]

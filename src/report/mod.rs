@@ -7,6 +7,7 @@
 pub mod dryrun;
 pub mod json;
 pub mod markdown;
+pub mod noise;
 pub mod output;
 pub mod sidebyside;
 pub mod terminal;
