@@ -43,8 +43,17 @@ if [[ "$(id -u)" != 0 ]]; then
 fi
 
 start=$(date +%s)
+aptlog=$(mktemp)
+trap 'rm -f "$aptlog"' EXIT
+apt() {
+    if ! "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get "$@" >"$aptlog" 2>&1; then
+        tail -n 30 "$aptlog" >&2
+        log "error: apt-get $* failed"
+        exit 1
+    fi
+}
 log "apt-get update"
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2
+apt update -qq
 # Debian names it `chromium`; Ubuntu's `chromium` is a snap shim, so on Ubuntu prefer
 # `chromium-browser` only when `chromium` is not available.
 pkg=chromium
@@ -52,8 +61,7 @@ if ! apt-cache show chromium >/dev/null 2>&1; then
     pkg=chromium-browser
 fi
 log "apt-get install $pkg"
-"${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-    "$pkg" fonts-dejavu-core >&2
+apt install -y -qq --no-install-recommends "$pkg" fonts-dejavu-core
 path=$(find_chromium) || { log "error: $pkg installed but no chromium on PATH"; exit 1; }
 log "installed $pkg in $(( $(date +%s) - start )) s: $path"
 printf '%s\n' "$path"
