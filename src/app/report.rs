@@ -93,7 +93,8 @@ fn check_sides(
         None => html::records_provenance(&base, &base_side.sources),
     };
     if base_file.is_some() {
-        base_prov.insert(1, ("suite".into(), base_side.sources[0].clone()));
+        // The baseline file is also the suite the check ran.
+        base_prov[0].0 = "suite (baseline file)".into();
     }
     let base_name = engine_label(
         base_side.engine.as_deref(),

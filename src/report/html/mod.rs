@@ -236,6 +236,8 @@ struct ModelView {
     anchor: String,
     charts: Vec<ChartView>,
     engine: Option<SimpleTable>,
+    /// Series legend (label, colour) when the charts' colours are not the sides'.
+    legend: Vec<(String, String)>,
 }
 
 #[derive(Debug, Serialize)]
@@ -676,6 +678,7 @@ pub fn render(page: &Page) -> Result<String, HtmlError> {
             anchor: anchor(model),
             charts,
             engine: engine_table(page, model, scenarios),
+            legend: Vec::new(),
         });
     }
     let (verdict, method, table, kind) = match page.report {
@@ -730,6 +733,12 @@ pub fn render_history(h: &History, title: &str, generated: &str) -> Result<Strin
         }
     }
     for model in names {
+        let mut scen: Vec<&str> = Vec::new();
+        for s in h.series.iter().filter(|s| s.model == model) {
+            if !scen.contains(&s.scenario.as_str()) {
+                scen.push(&s.scenario);
+            }
+        }
         let mut charts = Vec::new();
         for metric in &metrics {
             let lines: Vec<plot::Trend> = h
@@ -738,6 +747,7 @@ pub fn render_history(h: &History, title: &str, generated: &str) -> Result<Strin
                 .filter(|s| s.model == model && s.metric == *metric)
                 .map(|s| plot::Trend {
                     label: s.scenario.clone(),
+                    color: scen.iter().position(|x| *x == s.scenario).unwrap_or(0),
                     values: s
                         .points
                         .iter()
@@ -773,6 +783,11 @@ pub fn render_history(h: &History, title: &str, generated: &str) -> Result<Strin
             anchor: anchor(model),
             charts,
             engine: None,
+            legend: scen
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (s.to_string(), plot::css_color(i)))
+                .collect(),
         });
     }
     let mut rows = Vec::new();

@@ -399,6 +399,8 @@ pub fn ladders(title: &str, unit: &str, groups: &[LadderGroup]) -> Result<String
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trend {
     pub label: String,
+    /// Colour index (stable per scenario across a model's charts; the page shows the legend).
+    pub color: usize,
     /// One value per baseline (x position), `None` where the baseline lacks it.
     pub values: Vec<Option<f64>>,
     /// Noise band per segment: (first x, last x, low, high).
@@ -468,7 +470,7 @@ pub fn trends(
             .draw()
             .map_err(err)?;
         for (i, l) in lines.iter().enumerate() {
-            let c = color(i);
+            let c = color(l.color);
             for (a, b, blo, bhi) in &l.bands {
                 chart
                     .draw_series(std::iter::once(Rectangle::new(
@@ -492,9 +494,7 @@ pub fn trends(
                     pts.clone(),
                     c.stroke_width(2),
                 )))
-                .map_err(err)?
-                .label(l.label.clone())
-                .legend(move |(x, y)| Rectangle::new([(x, y - 4), (x + 12, y + 4)], c.filled()));
+                .map_err(err)?;
             chart
                 .draw_series(pts.iter().map(|p| Circle::new(*p, 3, c.filled())))
                 .map_err(err)?;
@@ -517,16 +517,6 @@ pub fn trends(
                     ))
                     .map_err(err)?;
             }
-        }
-        if lines.len() > 1 {
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(RGBColor(200, 200, 200))
-                .label_font((FONT, 10))
-                .position(SeriesLabelPosition::LowerLeft)
-                .draw()
-                .map_err(err)?;
         }
         let style = (FONT, 11)
             .into_font()
@@ -617,6 +607,7 @@ mod tests {
             &["v1".into(), "v2".into(), "v3".into()],
             &[Trend {
                 label: "a".into(),
+                color: 0,
                 values: vec![Some(1.0), None, Some(2.0)],
                 bands: vec![(0, 0, 0.9, 1.1), (2, 2, 1.8, 2.2)],
                 changes: vec![(2, "+100%".into())],
