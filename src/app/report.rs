@@ -75,7 +75,6 @@ fn engine_runs_near(results: &[String], explicit: Option<&Path>) -> anyhow::Resu
 
 /// The two sides of a check page. The baseline's provenance comes from its file when it is a
 /// readable baseline TOML; the current side's from its records.
-#[allow(clippy::too_many_arguments)]
 fn check_sides(
     base: Vec<ScenarioResult>,
     base_side: &Side,

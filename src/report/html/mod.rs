@@ -492,9 +492,12 @@ fn latency_charts(
     Ok(out)
 }
 
+/// (header, field of the engine summary, how runs combine, shown as a percentage).
+type EngineColumn = (&'static str, &'static str, fn(&[f64]) -> f64, bool);
+
 /// The engine metrics of one model, per side and scenario, over the runs.
 fn engine_table(page: &Page, model: &str, scenarios: &[String]) -> Option<SimpleTable> {
-    let cols: [(&str, &str, fn(&[f64]) -> f64, bool); 7] = [
+    let cols: [EngineColumn; 7] = [
         ("KV cache max", "kv_cache_usage_max", max, true),
         ("KV cache mean", "kv_cache_usage_mean", mean, true),
         ("running max", "running_max", max, false),
