@@ -229,7 +229,8 @@ pub fn build(
                     &values,
                     &Settings {
                         window,
-                        alpha: cfg.alpha(),
+                        // Its own family (the boundaries of one series), not the gate's rows.
+                        alpha: Settings::default().alpha,
                         min_change_pct: rule.tolerance_pct,
                         noise_sigma: Some(sigma),
                     },

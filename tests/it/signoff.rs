@@ -174,13 +174,54 @@ fn seed_comparison_renders_in_chromium() {
     assert!(r.dom.contains("Time to first token (TTFT) — p50 / p99"));
 }
 
-/// The seed baseline's records, with `model`'s random-in1024-out1024 scenario 20 % slower.
-fn slower_results(dir: &Path, model: &str) -> PathBuf {
-    let o = pg(&["baseline", "show", "--json", SEEDS[0]]);
-    assert!(o.status.success());
-    let mut recs: Vec<ScenarioResult> = parse_jsonl(&text(&o.stdout), "show").unwrap();
-    for r in &mut recs {
-        r.source = None;
+/// `recs` measured on `n` engine launches (ids `{tag}0`, …), each launch ±1 % off the others.
+fn with_launches(recs: &[ScenarioResult], tag: &str, n: usize) -> Vec<ScenarioResult> {
+    let mut out = Vec::new();
+    for i in 0..n {
+        let w = 1.0 + 0.01 * ((i % 3) as f64 - 1.0);
+        for r in recs {
+            let mut r = r.clone();
+            r.source = None;
+            r.output_throughput *= w;
+            r.request_throughput *= w;
+            r.duration /= w;
+            for v in r.stats.values_mut() {
+                *v /= w;
+            }
+            r.launch_id = Some(format!("{tag}{i}"));
+            r.run_index = i as u32;
+            r.run_in_launch = Some(0);
+            out.push(r);
+        }
+    }
+    out
+}
+
+/// The seed vLLM baseline measured on 3 launches (the gate needs repeated launches to call a
+/// regression): written to `dir/v0.10.1.toml`; returns its path and the seed's records.
+fn launched_baseline(dir: &Path) -> (PathBuf, Vec<ScenarioResult>) {
+    let seed = Baseline::load(Path::new(SEEDS[0])).unwrap();
+    let recs = seed.to_records();
+    let mut template = seed.clone();
+    for m in &mut template.models {
+        m.scenarios.clear();
+    }
+    let (b, _) = Baseline::from_records(
+        &with_launches(&recs, "B", 3),
+        seed.engine.clone(),
+        seed.provenance.clone(),
+        Some(&template),
+    )
+    .unwrap();
+    let p = dir.join("v0.10.1.toml");
+    std::fs::write(&p, b.to_toml()).unwrap();
+    (p, recs)
+}
+
+/// Results on 3 launches, with `model`'s random-in1024-out1024 scenario 20 % slower.
+fn slower_results(dir: &Path, recs: &[ScenarioResult], model: &str) -> PathBuf {
+    let mut cur = with_launches(recs, "C", 3);
+    for r in &mut cur {
         if r.model == model && r.scenario_id() == "random-in1024-out1024-n2000" {
             r.output_throughput *= 0.8;
             r.request_throughput *= 0.8;
@@ -193,14 +234,16 @@ fn slower_results(dir: &Path, model: &str) -> PathBuf {
         }
     }
     let p = dir.join("results.jsonl");
-    std::fs::write(&p, to_jsonl(&recs)).unwrap();
+    std::fs::write(&p, to_jsonl(&cur)).unwrap();
     p
 }
 
 #[test]
 fn check_page_and_report_page_render_in_chromium() {
     let dir = tempfile::tempdir().unwrap();
-    let results = slower_results(dir.path(), "Qwen/Qwen3-8B");
+    let (base, recs) = launched_baseline(dir.path());
+    let base = base.to_str().unwrap().to_string();
+    let results = slower_results(dir.path(), &recs, "Qwen/Qwen3-8B");
     // A live run writes the engine's metrics next to the results.
     std::fs::write(
         dir.path().join("engine-metrics.jsonl"),
@@ -213,7 +256,7 @@ fn check_page_and_report_page_render_in_chromium() {
     let o = pg(&[
         "check",
         "--baseline",
-        SEEDS[0],
+        &base,
         "--results",
         results.to_str().unwrap(),
         "--json",
@@ -228,6 +271,10 @@ fn check_page_and_report_page_render_in_chromium() {
     assert!(html.contains("class=\"badge v-fail\""));
     assert!(html.contains("<tr class=\"t-regressed\">"));
     assert!(html.contains("<td>17</td>"), "the engine metrics table");
+    assert!(
+        html.contains("<td>engine launches</td><td>3</td>"),
+        "provenance"
+    );
     // `perfgate report` from the JSON report finds the baseline and results it names.
     let z = dir.path().join("z.html");
     let o = pg(&[
@@ -476,12 +523,13 @@ fn promote_round_trips_with_provenance_and_refuses_a_failed_check() {
     // A failed check is refused, and promoted with --force.
     let slow_dir = d.join("slow-dir");
     std::fs::create_dir(&slow_dir).unwrap();
-    let slow = slower_results(&slow_dir, "Qwen/Qwen3-8B");
+    let (base3, recs) = launched_baseline(&slow_dir);
+    let slow = slower_results(&slow_dir, &recs, "Qwen/Qwen3-8B");
     let slow_report = slow.with_file_name("report.json");
     let o = pg(&[
         "check",
         "--baseline",
-        SEEDS[0],
+        base3.to_str().unwrap(),
         "--results",
         slow.to_str().unwrap(),
         "--json",

@@ -125,6 +125,16 @@ pub fn baseline_provenance(b: &Baseline, path: &str) -> Vec<(String, String)> {
         format!("{} models, {scen} scenarios", b.models.len()),
     ));
     p.push(("runs per scenario".into(), span(&runs)));
+    let launches: std::collections::BTreeSet<&str> = b
+        .models
+        .iter()
+        .flat_map(|m| &m.scenarios)
+        .flat_map(|s| &s.runs)
+        .filter_map(|r| r.launch_id.as_deref())
+        .collect();
+    if !launches.is_empty() {
+        p.push(("engine launches".into(), launches.len().to_string()));
+    }
     if let Some(n) = &b.provenance.notes {
         p.push(("notes".into(), n.clone()));
     }
@@ -192,6 +202,11 @@ pub fn records_provenance(recs: &[ScenarioResult], sources: &[String]) -> Vec<(S
         span(&per.values().copied().collect::<Vec<_>>()),
     ));
     p.push(("records".into(), recs.len().to_string()));
+    let launches: std::collections::BTreeSet<&str> =
+        recs.iter().filter_map(|r| r.launch_id.as_deref()).collect();
+    if !launches.is_empty() {
+        p.push(("engine launches".into(), launches.len().to_string()));
+    }
     p
 }
 
@@ -557,7 +572,7 @@ fn sum(v: &[f64]) -> f64 {
 fn verdict_table(report: &Report) -> TableView {
     let headers = [
         "model", "scenario", "metric", "baseline", "current", "change", "interval", "δ", "p",
-        "runs b/c", "verdict",
+        "noise", "runs b/c", "verdict",
     ]
     .map(String::from)
     .to_vec();
@@ -577,10 +592,14 @@ fn verdict_table(report: &Report) -> TableView {
                 super::fmt_interval(r.interval),
                 r.tolerance_pct.map_or("–".into(), |t| format!("±{t}%")),
                 r.p_value.map_or("–".into(), |p| format!("{p:.3}")),
+                super::fmt_noise(r),
                 format!("{}/{}", r.n_baseline, r.n_current),
                 super::fmt_verdict(r),
             ],
-            note: r.note.clone().unwrap_or_default(),
+            note: match super::fmt_needed(r) {
+                Some(n) => format!("{}; {n}", r.note.clone().unwrap_or_default()),
+                None => r.note.clone().unwrap_or_default(),
+            },
         })
         .collect();
     let count = |v: Verdict| report.rows.iter().filter(|r| r.verdict == v).count();
