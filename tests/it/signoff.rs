@@ -11,7 +11,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
 use perfgate::baseline::Baseline;
-use perfgate::record::{parse_jsonl, to_jsonl, ScenarioResult};
+use perfgate::record::{to_jsonl, ScenarioResult};
 
 use crate::support::{perfgate, wait_with_limit};
 
