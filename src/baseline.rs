@@ -80,6 +80,9 @@ pub struct Provenance {
     pub hardware: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// The git commit the measurements were promoted from (`git rev-parse HEAD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perfgate_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

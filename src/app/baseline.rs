@@ -21,6 +21,7 @@ pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
             Ok(Exit::Pass)
         }
         BaselineCommand::Noise(a) => noise(a),
+        BaselineCommand::Promote(a) => super::promote::exec(a),
     }
 }
 

@@ -21,6 +21,8 @@ pub struct ReportOptions {
     pub json: Option<PathBuf>,
     /// Markdown report file.
     pub markdown: Option<PathBuf>,
+    /// HTML sign-off page.
+    pub html: Option<PathBuf>,
     pub fail_on: FailOn,
     /// Colour the terminal table.
     pub color: bool,
@@ -35,6 +37,7 @@ impl ReportOptions {
         ReportOptions {
             json: args.json.clone(),
             markdown: args.markdown.clone(),
+            html: args.html.clone(),
             fail_on: args.fail_on,
             color: use_color(args.color),
             kind: args.kind.clone(),
@@ -154,6 +157,9 @@ pub fn gate_and_report(
     }
     if let Some(p) = &opts.markdown {
         write(p, &report::render_markdown(&report))?;
+    }
+    if let Some(p) = &opts.html {
+        super::report::write_check_page(&report, baseline, current, p)?;
     }
     let json = opts.json.as_deref().filter(|_| !json_to_stdout);
     super::comment::after_check(

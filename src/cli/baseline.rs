@@ -17,6 +17,9 @@ pub enum BaselineCommand {
     /// gate uses (shrunk toward the prior), and how many candidate launches an unchanged engine
     /// would likely need to pass.
     Noise(NoiseArgs),
+    /// Make checked results the new baseline, with provenance (source report, commit, date);
+    /// refuses results whose check failed unless `--force`, and prints what changed.
+    Promote(PromoteArgs),
 }
 
 #[derive(Debug, Args)]
@@ -29,6 +32,31 @@ pub struct NoiseArgs {
     /// Print JSON Lines (one object per row) instead of a table.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PromoteArgs {
+    /// The results to promote: JSON Lines records (e.g. `perfgate-out/results.jsonl`).
+    #[arg(long, value_name = "RECORDS.jsonl")]
+    pub from: PathBuf,
+    /// The baseline file to write.
+    #[arg(long, value_name = "BASELINE.toml")]
+    pub to: PathBuf,
+    /// The check report of these results (default: `report.json` next to them).
+    #[arg(long, value_name = "REPORT.json")]
+    pub report: Option<PathBuf>,
+    /// Replace the runs of an existing baseline (keeping its engine, launch and model settings).
+    #[arg(long, conflicts_with = "append")]
+    pub replace: bool,
+    /// Add the results as further runs of an existing baseline.
+    #[arg(long)]
+    pub append: bool,
+    /// Promote even when the check failed, errored, or no check report is found.
+    #[arg(long)]
+    pub force: bool,
+    /// Date of the measurements in the provenance (default: today, UTC).
+    #[arg(long)]
+    pub date: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -5,6 +5,8 @@
 //! statistics and never print; the caller decides where the text goes.
 
 pub mod dryrun;
+pub mod history;
+pub mod html;
 pub mod json;
 pub mod markdown;
 pub mod noise;
