@@ -102,6 +102,9 @@ pub struct Provenance {
     pub hardware: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// The git commit the measurements were promoted from (`git rev-parse HEAD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perfgate_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -165,6 +168,12 @@ pub struct RunInfo {
     pub backend: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The engine launch this run belongs to (see `ScenarioResult::launch_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_id: Option<String>,
+    /// 0-based index of the run inside its launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_in_launch: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_token_source: Option<crate::record::OutputTokenSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -250,7 +259,14 @@ impl Baseline {
                 self.schema_version
             )));
         }
+        let mut models = std::collections::BTreeSet::new();
         for m in &self.models {
+            if !models.insert(m.name.as_str()) {
+                return Err(invalid(format!(
+                    "model `{}` appears twice (its runs would count double); merge its scenarios into one [[models]] entry",
+                    m.name
+                )));
+            }
             let mut seen = std::collections::BTreeSet::new();
             for s in &m.scenarios {
                 let id = s.params.id();
@@ -355,6 +371,8 @@ impl Baseline {
                     rec.date = run.date.clone();
                     rec.backend = run.backend.clone();
                     rec.seed = run.seed;
+                    rec.launch_id = run.launch_id.clone();
+                    rec.run_in_launch = run.run_in_launch;
                     rec.output_token_source = run.output_token_source;
                     rec.tokenizer_id = run.tokenizer_id.clone();
                     rec.model_id = run.model_id.clone();
@@ -487,6 +505,8 @@ impl Baseline {
                 date: r.date.clone(),
                 backend: r.backend.clone(),
                 seed: r.seed,
+                launch_id: r.launch_id.clone(),
+                run_in_launch: r.run_in_launch,
                 output_token_source: r.output_token_source,
                 tokenizer_id: r.tokenizer_id.clone(),
                 model_id: r.model_id.clone(),
@@ -494,7 +514,10 @@ impl Baseline {
                 derived: r.derived.clone(),
                 errors: r.errors.clone(),
             };
-            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| x.source == run.source) {
+            let same_run = |x: &RunInfo| {
+                x.source == run.source && x.date == run.date && x.launch_id == run.launch_id
+            };
+            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| same_run(x)) {
                 notes.push(format!(
                     "model `{}`, scenario `{id}`: a run from {} is already recorded; added again",
                     r.model,

@@ -2,7 +2,7 @@
 //!
 //! The data path is one-way: suite → dataset → client (load, h1, sse, chunk) → metrics →
 //! [`record::ScenarioResult`] → baseline / gate → report → github. Pure modules (`text`, `record`,
-//! `suite`, `dataset`, `tokenizer`, `metrics`, `baseline`, `import`, `gate`, `report`) never import
+//! `suite`, `dataset`, `tokenizer`, `metrics`, `baseline`, `import`, `gate`, `history`, `report`) never import
 //! the edge modules (`client`, `engine`, `github`, `fakeserver`); only `app` wires them together.
 
 pub mod app;
@@ -14,6 +14,7 @@ pub mod engine;
 pub mod fakeserver;
 pub mod gate;
 pub mod github;
+pub mod history;
 pub mod import;
 pub mod metrics;
 pub mod record;

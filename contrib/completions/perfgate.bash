@@ -37,6 +37,9 @@ _perfgate() {
             perfgate,help)
                 cmd="perfgate__subcmd__help"
                 ;;
+            perfgate,history)
+                cmd="perfgate__subcmd__history"
+                ;;
             perfgate,import)
                 cmd="perfgate__subcmd__import"
                 ;;
@@ -46,11 +49,20 @@ _perfgate() {
             perfgate,merge)
                 cmd="perfgate__subcmd__merge"
                 ;;
+            perfgate,report)
+                cmd="perfgate__subcmd__report"
+                ;;
             perfgate,run)
                 cmd="perfgate__subcmd__run"
                 ;;
             perfgate__subcmd__baseline,help)
                 cmd="perfgate__subcmd__baseline__subcmd__help"
+                ;;
+            perfgate__subcmd__baseline,noise)
+                cmd="perfgate__subcmd__baseline__subcmd__noise"
+                ;;
+            perfgate__subcmd__baseline,promote)
+                cmd="perfgate__subcmd__baseline__subcmd__promote"
                 ;;
             perfgate__subcmd__baseline,record)
                 cmd="perfgate__subcmd__baseline__subcmd__record"
@@ -63,6 +75,12 @@ _perfgate() {
                 ;;
             perfgate__subcmd__baseline__subcmd__help,help)
                 cmd="perfgate__subcmd__baseline__subcmd__help__subcmd__help"
+                ;;
+            perfgate__subcmd__baseline__subcmd__help,noise)
+                cmd="perfgate__subcmd__baseline__subcmd__help__subcmd__noise"
+                ;;
+            perfgate__subcmd__baseline__subcmd__help,promote)
+                cmd="perfgate__subcmd__baseline__subcmd__help__subcmd__promote"
                 ;;
             perfgate__subcmd__baseline__subcmd__help,record)
                 cmd="perfgate__subcmd__baseline__subcmd__help__subcmd__record"
@@ -94,6 +112,9 @@ _perfgate() {
             perfgate__subcmd__help,help)
                 cmd="perfgate__subcmd__help__subcmd__help"
                 ;;
+            perfgate__subcmd__help,history)
+                cmd="perfgate__subcmd__help__subcmd__history"
+                ;;
             perfgate__subcmd__help,import)
                 cmd="perfgate__subcmd__help__subcmd__import"
                 ;;
@@ -103,8 +124,17 @@ _perfgate() {
             perfgate__subcmd__help,merge)
                 cmd="perfgate__subcmd__help__subcmd__merge"
                 ;;
+            perfgate__subcmd__help,report)
+                cmd="perfgate__subcmd__help__subcmd__report"
+                ;;
             perfgate__subcmd__help,run)
                 cmd="perfgate__subcmd__help__subcmd__run"
+                ;;
+            perfgate__subcmd__help__subcmd__baseline,noise)
+                cmd="perfgate__subcmd__help__subcmd__baseline__subcmd__noise"
+                ;;
+            perfgate__subcmd__help__subcmd__baseline,promote)
+                cmd="perfgate__subcmd__help__subcmd__baseline__subcmd__promote"
                 ;;
             perfgate__subcmd__help__subcmd__baseline,record)
                 cmd="perfgate__subcmd__help__subcmd__baseline__subcmd__record"
@@ -122,7 +152,7 @@ _perfgate() {
 
     case "${cmd}" in
         perfgate)
-            opts="-h -V --help --version run import baseline check compare comment merge fake-server completions man help"
+            opts="-h -V --help --version run import baseline check compare report history comment merge fake-server completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -136,7 +166,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__baseline)
-            opts="-h --help record show schema help"
+            opts="-h --help record show schema noise promote help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -150,7 +180,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__baseline__subcmd__help)
-            opts="record show schema help"
+            opts="record show schema noise promote help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -164,6 +194,34 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__baseline__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__baseline__subcmd__help__subcmd__noise)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__baseline__subcmd__help__subcmd__promote)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -212,6 +270,54 @@ _perfgate() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__baseline__subcmd__noise)
+            opts="-h --gate --json --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --gate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__baseline__subcmd__promote)
+            opts="-h --from --to --report --replace --append --force --date --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --to)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --date)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -314,7 +420,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__check)
-            opts="-h --baseline --results --json --markdown --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --models --engine-cmd --engine-image --base-url --port --output-dir --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --rerun --max-reruns --tokenizer --dataset-path --request-timeout --scenario-timeout --save-baseline --help"
+            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --models --engine-cmd --engine-image --base-url --port --output-dir --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --rerun --max-reruns --tokenizer --dataset-path --request-timeout --scenario-timeout --save-baseline --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -333,6 +439,10 @@ _perfgate() {
                     return 0
                     ;;
                 --markdown)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --html)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -464,7 +574,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__comment)
-            opts="-h --report --markdown --kind --fail-on --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --help"
+            opts="-h --report --markdown --html-url --kind --fail-on --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -475,6 +585,10 @@ _perfgate() {
                     return 0
                     ;;
                 --markdown)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --html-url)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -522,13 +636,17 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__compare)
-            opts="-h --map --markdown --help"
+            opts="-h --map --markdown --html --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --map)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --html)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -600,7 +718,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__help)
-            opts="run import baseline check compare comment merge fake-server completions man help"
+            opts="run import baseline check compare report history comment merge fake-server completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -614,8 +732,36 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__help__subcmd__baseline)
-            opts="record show schema"
+            opts="record show schema noise promote"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__help__subcmd__baseline__subcmd__noise)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__help__subcmd__baseline__subcmd__promote)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -753,6 +899,20 @@ _perfgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        perfgate__subcmd__help__subcmd__history)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         perfgate__subcmd__help__subcmd__import)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -795,6 +955,20 @@ _perfgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        perfgate__subcmd__help__subcmd__report)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         perfgate__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -802,6 +976,40 @@ _perfgate() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__history)
+            opts="-h --metric --model --html --window --gate --all --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --metric)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --html)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --window)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -897,6 +1105,44 @@ _perfgate() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__report)
+            opts="-h --html --report --baseline --results --engine-metrics --title --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --html)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --results)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --engine-metrics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --title)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -30,7 +30,9 @@ complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "run" -d 'Benchmar
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "import" -d 'Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "baseline" -d 'Record, show or validate baseline files'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "check" -d 'Gate results against a baseline with statistics; exit 1 on a regression'
-complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "compare" -d 'Compare two baselines side by side (e.g. SGLang vs vLLM)'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "compare" -d 'Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "report" -d 'Write the sign-off page (self-contained HTML with plots) from a check report or baselines'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "history" -d 'Follow metrics across baselines (releases) and flag change points'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "comment" -d 'Post a check report to GitHub: sticky PR comment, check run, job summary'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "merge" -d 'Merge per-model check reports (from a matrix) into one report'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "fake-server" -d 'Serve a fake OpenAI streaming API on 127.0.0.1 (for demos and benchmarks); prints its URL'
@@ -113,11 +115,13 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l range-conve
 sglang\t''"
 complete -c perfgate -n "__fish_perfgate_using_subcommand import" -s q -l quiet -d 'Print nothing but errors'
 complete -c perfgate -n "__fish_perfgate_using_subcommand import" -s h -l help -d 'Print help'
-complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -s h -l help -d 'Print help'
-complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'
-complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -f -a "schema" -d 'Print the JSON Schema of the baseline file format'
-complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema noise promote help" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema noise promote help" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema noise promote help" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema noise promote help" -f -a "schema" -d 'Print the JSON Schema of the baseline file format'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema noise promote help" -f -a "noise" -d 'Print each row\'s noise as the gate estimates it: launch-to-launch and run-to-run standard deviations (log scale, ≈ relative) with their degrees of freedom, the value the gate uses (shrunk toward the prior), and how many candidate launches an unchanged engine would likely need to pass'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema noise promote help" -f -a "promote" -d 'Make checked results the new baseline, with provenance (source report, commit, date); refuses results whose check failed unless `--force`, and prints what changed'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema noise promote help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -s o -l output -d 'The baseline file to write' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l runs-from -d 'Start from this baseline: keep its engine, provenance and runs, and append the new records as further runs' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from record" -l engine -d 'Engine name (default: the records\' engine)' -r
@@ -134,14 +138,28 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_s
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from show" -l json -d 'Print the records (one JSON object per line) instead of a table'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from schema" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from noise" -l gate -d 'Gate settings on top of the baseline\'s `[gate]` table (tolerances, priors)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from noise" -l json -d 'Print JSON Lines (one object per row) instead of a table'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from noise" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l from -d 'The results to promote: JSON Lines records (e.g. `perfgate-out/results.jsonl`)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l to -d 'The baseline file to write' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l report -d 'The check report of these results (default: `report.json` next to them)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l date -d 'Date of the measurements in the provenance (default: today, UTC)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l replace -d 'Replace the runs of an existing baseline (keeping its engine, launch and model settings)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l append -d 'Add the results as further runs of an existing baseline'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l force -d 'Promote even when the check failed, errored, or no check report is found'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "schema" -d 'Print the JSON Schema of the baseline file format'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "noise" -d 'Print each row\'s noise as the gate estimates it: launch-to-launch and run-to-run standard deviations (log scale, ≈ relative) with their degrees of freedom, the value the gate uses (shrunk toward the prior), and how many candidate launches an unchanged engine would likely need to pass'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "promote" -d 'Make checked results the new baseline, with provenance (source report, commit, date); refuses results whose check failed unless `--force`, and prints what changed'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l baseline -d 'The baseline: a baseline TOML file (or JSON Lines records)' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l results -d 'Results to gate: JSON Lines records from `perfgate run`/`import` (one or more files)' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l json -d 'Also write the report as JSON to this file (`-` for stdout, instead of the table)' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l markdown -d 'Also write the report as markdown (PR comment, job summary) to this file' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l html -d 'Also write the sign-off page (self-contained HTML with plots) to this file' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l gate -d 'Gate settings (TOML) applied over the baseline\'s `[gate]` table' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l fail-on -d 'Exit 1 on regressions only (default), or also on inconclusive rows' -r -f -a "regression\t'Only a regressed row fails the check (inconclusive rows exit 0)'
 inconclusive\t'An inconclusive row (or a scenario missing from the results) fails the check too'"
@@ -184,10 +202,26 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l fail-on-post
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l dry-run -d 'Print every rendered launch command and scenario; run nothing'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l map -d 'Pair a model of A with a differently named model of B (`A_MODEL=B_MODEL`); repeatable. Models are otherwise paired only by identical names' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l html -d 'Also write the side by side as a self-contained HTML page with plots' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l markdown -d 'Print a markdown table instead of the terminal table'
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand report" -l html -d 'The HTML file to write' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand report" -l report -d 'A check report (`perfgate check --json`, or `report.json` of a live run). Its baseline and results files are read for the plots when they exist (see `--baseline`, `--results`)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand report" -l baseline -d 'The baseline of the check (default: the file the report names)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand report" -l results -d 'The results of the check, JSON Lines (default: the files the report names)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand report" -l engine-metrics -d 'The engine metrics of the run (default: `engine-metrics.jsonl` next to the results)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand report" -l title -d 'The page\'s title' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand report" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand history" -l metric -d 'Metrics to follow (repeatable). Default: output throughput and the median TTFT, p99 TTFT, median TPOT, ITL and E2E latency' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand history" -l model -d 'Only these models (repeatable)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand history" -l html -d 'Also write the HTML page with one chart per model and metric' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand history" -l window -d 'Points on each side of a boundary in the two-window test' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand history" -l gate -d 'Gate settings (TOML) for the noise and tolerance per metric (default: the newest baseline\'s `[gate]` table)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand history" -l all -d 'Print every series, not only those with a change point'
+complete -c perfgate -n "__fish_perfgate_using_subcommand history" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l report -d 'The JSON report written by `perfgate check --json` or `perfgate merge`' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l markdown -d 'Post this markdown instead of rendering the report (e.g. from `perfgate check --markdown`)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l html-url -d 'Link the HTML sign-off page at this URL (e.g. the uploaded artifact) from the comment' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l kind -d 'Report kind: one sticky comment per PR and kind. Default: the report\'s own `kind`' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l fail-on -d 'Which verdicts make the exit code non-zero: `regression` (fail 1, error 3), `inconclusive` (also inconclusive 1) or `never` (always 0 once posted)' -r -f -a "regression\t''
 inconclusive\t''
@@ -220,17 +254,21 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand completions" -l dir -d
 complete -c perfgate -n "__fish_perfgate_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand man" -l dir -d 'Write perfgate.1 and one perfgate-COMMAND.1 per subcommand into this directory' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand man" -s h -l help -d 'Print help'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "run" -d 'Benchmark one scenario against a running OpenAI-compatible server (like `vllm bench serve`)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "import" -d 'Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "baseline" -d 'Record, show or validate baseline files'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "check" -d 'Gate results against a baseline with statistics; exit 1 on a regression'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "compare" -d 'Compare two baselines side by side (e.g. SGLang vs vLLM)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "comment" -d 'Post a check report to GitHub: sticky PR comment, check run, job summary'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "merge" -d 'Merge per-model check reports (from a matrix) into one report'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "fake-server" -d 'Serve a fake OpenAI streaming API on 127.0.0.1 (for demos and benchmarks); prints its URL'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "completions" -d 'Print a shell completion script to standard output (or write all of them to --dir)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "man" -d 'Print the man page (roff) to standard output (or write one page per command to --dir)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare comment merge fake-server completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "run" -d 'Benchmark one scenario against a running OpenAI-compatible server (like `vllm bench serve`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "import" -d 'Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "baseline" -d 'Record, show or validate baseline files'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "check" -d 'Gate results against a baseline with statistics; exit 1 on a regression'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "compare" -d 'Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "report" -d 'Write the sign-off page (self-contained HTML with plots) from a check report or baselines'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "history" -d 'Follow metrics across baselines (releases) and flag change points'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "comment" -d 'Post a check report to GitHub: sticky PR comment, check run, job summary'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "merge" -d 'Merge per-model check reports (from a matrix) into one report'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "fake-server" -d 'Serve a fake OpenAI streaming API on 127.0.0.1 (for demos and benchmarks); prints its URL'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "completions" -d 'Print a shell completion script to standard output (or write all of them to --dir)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "man" -d 'Print the man page (roff) to standard output (or write one page per command to --dir)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'
 complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "schema" -d 'Print the JSON Schema of the baseline file format'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "noise" -d 'Print each row\'s noise as the gate estimates it: launch-to-launch and run-to-run standard deviations (log scale, ≈ relative) with their degrees of freedom, the value the gate uses (shrunk toward the prior), and how many candidate launches an unchanged engine would likely need to pass'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "promote" -d 'Make checked results the new baseline, with provenance (source report, commit, date); refuses results whose check failed unless `--force`, and prints what changed'

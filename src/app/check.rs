@@ -21,6 +21,8 @@ pub struct ReportOptions {
     pub json: Option<PathBuf>,
     /// Markdown report file.
     pub markdown: Option<PathBuf>,
+    /// HTML sign-off page.
+    pub html: Option<PathBuf>,
     pub fail_on: FailOn,
     /// Colour the terminal table.
     pub color: bool,
@@ -35,6 +37,7 @@ impl ReportOptions {
         ReportOptions {
             json: args.json.clone(),
             markdown: args.markdown.clone(),
+            html: args.html.clone(),
             fail_on: args.fail_on,
             color: use_color(args.color),
             kind: args.kind.clone(),
@@ -114,6 +117,33 @@ pub fn gate_and_report(
     let report = gate::evaluate(
         baseline, current, errors, cfg, &opts.kind, base_side, cur_side,
     );
+    if gate::compared(&report.rows) == 0 && report.counts.error == 0 {
+        // A check that compared nothing (no model or scenario in common, or no gated metric)
+        // must never pass.
+        let models = |recs: &[ScenarioResult]| {
+            let mut m: Vec<&str> = recs.iter().map(|r| r.model.as_str()).collect();
+            m.dedup();
+            m.sort_unstable();
+            m.dedup();
+            if m.is_empty() {
+                "none".to_string()
+            } else {
+                m.join(", ")
+            }
+        };
+        anyhow::bail!(
+            "nothing was compared: no gated metric of any model and scenario is on both sides \
+             (baseline models: {}; results models: {}; gated metrics: {})",
+            models(baseline),
+            models(current),
+            cfg.metric_list()
+                .iter()
+                .filter(|m| cfg.rule(m).gated)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let table = report::render_terminal(&report, opts.color);
     let json_to_stdout = opts.json.as_deref() == Some(Path::new("-"));
     if json_to_stdout {
@@ -127,6 +157,9 @@ pub fn gate_and_report(
     }
     if let Some(p) = &opts.markdown {
         write(p, &report::render_markdown(&report))?;
+    }
+    if let Some(p) = &opts.html {
+        super::report::write_check_page(&report, baseline, current, p)?;
     }
     let json = opts.json.as_deref().filter(|_| !json_to_stdout);
     super::comment::after_check(
@@ -158,6 +191,12 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
     }
     if current.is_empty() {
         anyhow::bail!("the results hold no records");
+    }
+    if let Some(msg) = gate::duplicate(&current) {
+        anyhow::bail!("--results: {msg}");
+    }
+    if let Some(msg) = gate::duplicate(&base) {
+        anyhow::bail!("{}: {msg}", args.baseline.display());
     }
     let cur_side = Side {
         sources: args

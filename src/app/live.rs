@@ -122,6 +122,8 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         .get_or_insert_with(|| live.output_dir.join("report.json"));
     opts.markdown
         .get_or_insert_with(|| live.output_dir.join("report.md"));
+    opts.html
+        .get_or_insert_with(|| live.output_dir.join("report.html"));
 
     let mut out = Output::create(&live.output_dir)?;
     let _ = std::fs::write(
