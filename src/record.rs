@@ -335,7 +335,7 @@ pub const LATENCY_METRICS: [&str; 4] = ["ttft", "tpot", "itl", "e2el"];
 ///
 /// The distribution statistics (`mean_ttft_ms`, `median_itl_ms`, `std_e2el_ms`, `p99_tpot_ms`,
 /// `p99.9_ttft_ms`, …) live flattened in [`ScenarioResult::stats`] under vLLM's exact key names.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct ScenarioResult {
     // ---- identity ----------------------------------------------------------------------
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -572,60 +572,23 @@ fn errors_by_kind<'de, D: serde::Deserializer<'de>>(
 }
 
 /// Every top-level key a record may have besides the statistics (`mean_ttft_ms`, …): the fields
-/// of [`ScenarioResult`] and of the flattened [`ScenarioParams`], and the old name `errors`.
-pub const RECORD_KEYS: [&str; 51] = [
-    "date",
-    "backend",
-    "engine",
-    "engine_version",
-    "model",
-    "model_id",
-    "tokenizer_id",
-    "dataset_name",
-    "num_prompts",
-    "random_input_len",
-    "random_output_len",
-    "random_range_ratio",
-    "range_convention",
-    "sharegpt_output_len",
-    "request_rate",
-    "burstiness",
-    "max_concurrency",
-    "seed",
-    "run_index",
-    "completed",
-    "failed",
-    "duration",
-    "total_input_tokens",
-    "total_output_tokens",
-    "total_output_tokens_retokenized",
-    "request_throughput",
-    "request_goodput",
-    "input_throughput",
-    "output_throughput",
-    "total_token_throughput",
-    "max_output_tokens_per_s",
-    "max_concurrent_requests",
-    "concurrency",
-    "launch_command",
-    "tensor_parallel_size",
-    "output_token_source",
-    "errors_by_kind",
-    "errors",
-    "metadata",
-    "source",
-    "perfgate_version",
-    "derived",
-    "random_prefix_len",
-    "prefix_repetition_prefix_len",
-    "prefix_repetition_suffix_len",
-    "prefix_repetition_num_prefixes",
-    "prefix_repetition_output_len",
-    "custom_output_len",
-    "ramp_up_strategy",
-    "ramp_up_start_rps",
-    "ramp_up_end_rps",
-];
+/// of [`ScenarioResult`] and of the flattened [`ScenarioParams`] as serde names them (read from
+/// their derived JSON Schema, so a new field is known without a list to update), and the old
+/// name `errors` of the by-kind counts.
+pub fn record_keys() -> &'static std::collections::BTreeSet<String> {
+    static KEYS: std::sync::OnceLock<std::collections::BTreeSet<String>> =
+        std::sync::OnceLock::new();
+    KEYS.get_or_init(|| {
+        let schema = schemars::schema_for!(ScenarioResult);
+        let mut keys: std::collections::BTreeSet<String> = schema
+            .get("properties")
+            .and_then(|p| p.as_object())
+            .map(|p| p.keys().cloned().collect())
+            .unwrap_or_default();
+        keys.insert("errors".into());
+        keys
+    })
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
@@ -681,7 +644,7 @@ pub fn parse_jsonl_with_warnings(text: &str, path: &str) -> Result<ReadRecords, 
         };
         let metadata = map.get("metadata").cloned();
         map.retain(|k, v| {
-            if RECORD_KEYS.contains(&k.as_str()) || is_stat_key(k) {
+            if record_keys().contains(k) || is_stat_key(k) {
                 return true;
             }
             // `--save-result` repeats the metadata as top-level keys, as vLLM does.
@@ -990,11 +953,22 @@ mod tests {
         r.metadata.insert("k".into(), "v".into());
         r.derived.push("duration".into());
         r.seed = Some(1);
+        for k in [
+            "model",
+            "launch_id",
+            "errors_by_kind",
+            "errors",
+            "max_concurrency",
+            "ramp_up_strategy",
+            "dataset_name",
+            "metadata",
+        ] {
+            assert!(record_keys().contains(k), "{k}");
+        }
+        assert!(!record_keys().contains("p99_ttft_ms"));
+        assert!(!record_keys().contains("stats"));
         for (k, v) in serde_json::to_value(&r).unwrap().as_object().unwrap() {
-            assert!(
-                RECORD_KEYS.contains(&k.as_str()) || is_stat_key(k),
-                "{k} = {v}"
-            );
+            assert!(record_keys().contains(k) || is_stat_key(k), "{k} = {v}");
         }
     }
 
