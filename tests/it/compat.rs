@@ -380,3 +380,21 @@ fn underscore_spellings_and_negative_numbers_parse() {
     assert_eq!(a.metadata, ["a=1", "b=x_y"]);
     assert!(a.model.is_none());
 }
+
+#[test]
+fn a_missing_file_is_reported_once() {
+    let out = perfgate()
+        .args([
+            "baseline",
+            "record",
+            "/nonexistent/r.jsonl",
+            "-o",
+            "/nonexistent/b.toml",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.matches("No such file").count(), 1, "{err}");
+    assert!(err.contains("/nonexistent/r.jsonl"), "{err}");
+}
