@@ -311,6 +311,18 @@ impl Baseline {
         text
     }
 
+    /// The file without numbers (a suite): the models `keep` accepts, every scenario without
+    /// runs or metrics. The base that measured runs are recorded into.
+    pub fn skeleton(&self, keep: impl Fn(&str) -> bool) -> Baseline {
+        let mut b = self.clone();
+        b.models.retain(|m| keep(&m.name));
+        for sc in b.models.iter_mut().flat_map(|m| m.scenarios.iter_mut()) {
+            sc.runs.clear();
+            sc.metrics.clear();
+        }
+        b
+    }
+
     /// One record per run of every scenario of every model.
     pub fn to_records(&self) -> Vec<ScenarioResult> {
         let mut out = Vec::new();

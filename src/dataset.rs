@@ -23,6 +23,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 
+pub use crate::record::DatasetName;
 use crate::record::RangeConvention;
 use crate::tokenizer::{Tokenize, TokenizerError};
 
@@ -34,26 +35,6 @@ pub struct Prompt {
     pub input_len: u32,
     /// Requested output length (`max_tokens`).
     pub output_len: u32,
-}
-
-/// Which dataset (`--dataset-name`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum DatasetName {
-    Random,
-    Sharegpt,
-    Fixed,
-    Jsonl,
-}
-
-impl DatasetName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DatasetName::Random => "random",
-            DatasetName::Sharegpt => "sharegpt",
-            DatasetName::Fixed => "fixed",
-            DatasetName::Jsonl => "jsonl",
-        }
-    }
 }
 
 /// Everything needed to build the prompts of one scenario.

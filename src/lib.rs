@@ -18,6 +18,7 @@ pub mod import;
 pub mod metrics;
 pub mod record;
 pub mod report;
+pub mod runner;
 pub mod suite;
 pub mod text;
 pub mod tokenizer;

@@ -117,12 +117,125 @@ impl<'de> Deserialize<'de> for RequestRate {
     }
 }
 
+/// Which dataset (`--dataset-name`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DatasetName {
+    Random,
+    Sharegpt,
+    Fixed,
+    Jsonl,
+}
+
+impl DatasetName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DatasetName::Random => "random",
+            DatasetName::Sharegpt => "sharegpt",
+            DatasetName::Fixed => "fixed",
+            DatasetName::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// The dataset a scenario names: one perfgate can synthesise ([`DatasetName`]), or another name
+/// an imported log used (`sonnet`, `burstgpt`, …), kept verbatim. Serialised as the bare name,
+/// exactly as `dataset_name` always was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum DatasetKind {
+    Known(DatasetName),
+    Other(String),
+}
+
+impl DatasetKind {
+    pub fn as_str(&self) -> &str {
+        match self {
+            DatasetKind::Known(d) => d.as_str(),
+            DatasetKind::Other(s) => s,
+        }
+    }
+
+    /// The dataset to synthesise, or `None` for a name perfgate cannot build prompts for.
+    pub fn known(&self) -> Option<DatasetName> {
+        match self {
+            DatasetKind::Known(d) => Some(*d),
+            DatasetKind::Other(_) => None,
+        }
+    }
+
+    /// Whether the scenario's lengths come from `random_input_len`/`random_output_len`.
+    pub fn uses_random_lens(&self) -> bool {
+        matches!(
+            self,
+            DatasetKind::Known(DatasetName::Random | DatasetName::Fixed)
+        )
+    }
+}
+
+impl Default for DatasetKind {
+    /// The empty name (as a default `ScenarioParams` always had).
+    fn default() -> Self {
+        DatasetKind::Other(String::new())
+    }
+}
+
+impl From<DatasetName> for DatasetKind {
+    fn from(d: DatasetName) -> Self {
+        DatasetKind::Known(d)
+    }
+}
+
+impl From<String> for DatasetKind {
+    fn from(s: String) -> Self {
+        match s.as_str() {
+            "random" => DatasetName::Random.into(),
+            "sharegpt" => DatasetName::Sharegpt.into(),
+            "fixed" => DatasetName::Fixed.into(),
+            "jsonl" => DatasetName::Jsonl.into(),
+            _ => DatasetKind::Other(s),
+        }
+    }
+}
+
+impl From<&str> for DatasetKind {
+    fn from(s: &str) -> Self {
+        s.to_string().into()
+    }
+}
+
+impl From<DatasetKind> for String {
+    fn from(d: DatasetKind) -> Self {
+        match d {
+            DatasetKind::Other(s) => s,
+            known => known.as_str().to_string(),
+        }
+    }
+}
+
+impl PartialEq<str> for DatasetKind {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for DatasetKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl fmt::Display for DatasetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The parameters that identify a scenario. Two results are the same scenario exactly when
 /// their [`ScenarioParams::id`] is equal; position in a file never matters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct ScenarioParams {
-    /// `random`, `sharegpt`, `fixed` or `jsonl`.
-    pub dataset_name: String,
+    /// `random`, `sharegpt`, `fixed` or `jsonl` (or another name an imported log used).
+    pub dataset_name: DatasetKind,
     pub num_prompts: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_input_len: Option<u64>,
@@ -147,7 +260,7 @@ impl ScenarioParams {
     /// `random-in900..1100-out128-n500-c64-r4`. Length ranges are normalised through the range
     /// convention, so SGLang's ratio 1.0 and vLLM's ratio 0.0 name the same scenario.
     pub fn id(&self) -> String {
-        let mut s = self.dataset_name.clone();
+        let mut s = self.dataset_name.to_string();
         let (ratio, conv) = (
             self.random_range_ratio.unwrap_or(0.0),
             self.range_convention.unwrap_or_default(),
@@ -160,8 +273,7 @@ impl ScenarioParams {
                 format!("{lo}..{hi}")
             }
         };
-        let uses_random_lens = matches!(self.dataset_name.as_str(), "random" | "fixed");
-        if uses_random_lens {
+        if self.dataset_name.uses_random_lens() {
             if let Some(i) = self.random_input_len {
                 s.push_str(&format!("-in{}", len(i)));
             }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use super::Exit;
-use crate::cli::comment::{CheckGithubArgs, CommentArgs, FailOn, GithubArgs};
+use super::{exit_for, Exit};
+use crate::cli::comment::{CheckGithubArgs, CommentArgs, GithubArgs};
 use crate::gate::{Report, TopVerdict};
 use crate::github::{self, actions, Client, Conclusion, Context, GithubError, Overrides};
 
@@ -57,17 +57,6 @@ pub(crate) fn read_report(path: &Path) -> anyhow::Result<Report> {
         .with_context(|| format!("cannot read the report {}", path.display()))?;
     serde_json::from_str(&text)
         .with_context(|| format!("{} is not a perfgate report", path.display()))
-}
-
-/// The exit code a report's verdict stands for.
-pub(crate) fn exit_for(verdict: TopVerdict, fail_on: FailOn) -> Exit {
-    match (fail_on, verdict) {
-        (FailOn::Never, _) | (_, TopVerdict::Pass) => Exit::Pass,
-        (_, TopVerdict::Fail) => Exit::Regression,
-        (FailOn::Inconclusive, TopVerdict::Inconclusive) => Exit::Regression,
-        (FailOn::Regression, TopVerdict::Inconclusive) => Exit::Pass,
-        (_, TopVerdict::Error) => Exit::Infra,
-    }
 }
 
 /// Publish a rendered report to GitHub and return the exit code to use: `gate_exit`, or
@@ -324,17 +313,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_follow_the_gate() {
+    fn check_run_conclusions_follow_the_gate() {
         use TopVerdict::*;
-        assert_eq!(exit_for(Pass, FailOn::Regression), Exit::Pass);
-        assert_eq!(exit_for(Fail, FailOn::Regression), Exit::Regression);
-        assert_eq!(exit_for(Inconclusive, FailOn::Regression), Exit::Pass);
-        assert_eq!(
-            exit_for(Inconclusive, FailOn::Inconclusive),
-            Exit::Regression
-        );
-        assert_eq!(exit_for(Error, FailOn::Regression), Exit::Infra);
-        assert_eq!(exit_for(Fail, FailOn::Never), Exit::Pass);
         assert_eq!(conclusion(Inconclusive, Exit::Pass), Conclusion::Neutral);
         assert_eq!(
             conclusion(Inconclusive, Exit::Regression),

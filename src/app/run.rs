@@ -10,13 +10,14 @@ use anyhow::Context;
 
 use super::{infra, Exit};
 use crate::cli::run::{FakeServerArgs, RunArgs};
-use crate::client::load::{self, LoadError, Progress, RunConfig};
+use crate::client::load::{self, LoadError, Progress};
 use crate::client::ClientConfig;
-use crate::dataset::{self, DatasetName, DatasetSpec};
+use crate::dataset::{self, DatasetName};
 use crate::fakeserver::{FakeConfig, FakeServer, Fault};
 use crate::metrics::{self, Metric, MetricsConfig};
 use crate::record::ScenarioParams;
 use crate::report::output;
+use crate::runner::{scenario_run, RunSettings, ScenarioRun};
 use crate::tokenizer::Tokenize;
 
 pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
@@ -31,24 +32,14 @@ pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
         anyhow::bail!("--num-prompts must be at least 1");
     }
     let tok = load_tokenizer(&args)?;
-    let spec = DatasetSpec {
-        name: args.dataset_name,
-        path: args.dataset_path.clone(),
-        num_prompts: args.num_prompts,
-        random_input_len: args.random_input_len,
-        random_output_len: args.random_output_len,
-        random_range_ratio: args.random_range_ratio,
-        range_convention: args.range_convention,
-        sharegpt_output_len: args.sharegpt_output_len,
-        seed: args.seed,
-    };
-    let ds = dataset::build(&spec, tok.as_ref())
+    let sc = scenario(&args, cfg_metrics.clone(), Some(tok.clone()))?;
+    let ds = dataset::build(&sc.dataset, tok.as_ref())
         .with_context(|| format!("dataset `{}`", args.dataset_name.as_str()))?;
     for note in &ds.notes {
         eprintln!("perfgate: {note}");
     }
 
-    let cfg = run_config(&args, cfg_metrics.clone(), Some(tok));
+    let cfg = sc.run;
     let progress = Bar::new(!args.no_progress && std::io::stderr().is_terminal());
     let rt = super::runtime()?;
     let outcome = match rt.block_on(load::run(&cfg, ds.prompts, &progress)) {
@@ -107,15 +98,15 @@ fn metrics_config(args: &RunArgs) -> anyhow::Result<MetricsConfig> {
     })
 }
 
-/// The library configuration for these flags.
-pub(crate) fn run_config(
+/// The scenario these flags describe, as the library runs it.
+pub(crate) fn scenario(
     args: &RunArgs,
     metrics: MetricsConfig,
     tokenizer: Option<Arc<dyn Tokenize>>,
-) -> RunConfig {
+) -> anyhow::Result<ScenarioRun> {
     let random_like = matches!(args.dataset_name, DatasetName::Random | DatasetName::Fixed);
     let params = ScenarioParams {
-        dataset_name: args.dataset_name.as_str().to_string(),
+        dataset_name: args.dataset_name.into(),
         num_prompts: args.num_prompts as u64,
         random_input_len: random_like.then_some(u64::from(args.random_input_len)),
         random_output_len: random_like.then_some(u64::from(args.random_output_len)),
@@ -126,7 +117,7 @@ pub(crate) fn run_config(
         burstiness: Some(args.burstiness),
         max_concurrency: args.max_concurrency.map(|c| c as u64),
     };
-    RunConfig {
+    let settings = RunSettings {
         client: ClientConfig {
             base_url: args.base_url.clone(),
             endpoint: args.endpoint.clone(),
@@ -135,23 +126,21 @@ pub(crate) fn run_config(
                 .clone()
                 .unwrap_or_else(|| args.model.clone()),
             temperature: args.temperature,
-            ignore_eos: args.ignore_eos.unwrap_or(random_like),
+            ignore_eos: false,
             request_timeout: args.request_timeout.map(Duration::from_secs_f64),
             extra_body: serde_json::Map::new(),
             keep_alive: !args.no_keep_alive,
         },
-        request_rate: args.request_rate,
-        burstiness: args.burstiness,
-        max_concurrency: args.max_concurrency,
+        ignore_eos: args.ignore_eos,
         num_warmups: args.num_warmups,
-        seed: args.seed,
         metrics,
         retokenize: args.retokenize,
         tokenizer,
         model: args.model.clone(),
         backend: args.backend.clone(),
-        params,
-    }
+        dataset_path: args.dataset_path.clone(),
+    };
+    scenario_run(&params, args.seed, settings).map_err(anyhow::Error::msg)
 }
 
 fn result_path(args: &RunArgs, date: &str) -> PathBuf {

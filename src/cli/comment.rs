@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+
+use super::FailOn;
 
 #[derive(Debug, Args)]
 pub struct CommentArgs {
@@ -21,14 +23,6 @@ pub struct CommentArgs {
     pub fail_on: FailOn,
     #[command(flatten)]
     pub github: GithubArgs,
-}
-
-/// When `perfgate comment` exits non-zero.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Regression,
-    Inconclusive,
-    Never,
 }
 
 /// Where and what to post. Repository, PR and head SHA come from the Actions environment

@@ -515,7 +515,7 @@ fn build_record(
         )),
     };
     let mut p = ScenarioParams {
-        dataset_name: dataset.clone(),
+        dataset_name: dataset.clone().into(),
         num_prompts,
         ..Default::default()
     };

@@ -154,7 +154,7 @@ pub fn record(
         }
     };
     let mut params = ScenarioParams {
-        dataset_name: dataset_name.clone(),
+        dataset_name: dataset_name.clone().into(),
         num_prompts,
         max_concurrency: u("max_concurrency")?,
         ..Default::default()

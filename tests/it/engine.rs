@@ -793,3 +793,63 @@ fn rerun_inconclusive_runs_just_those_scenarios_again_and_tightens_alpha() {
     assert_eq!(thr["n_current"], 3, "{thr}");
     assert_eq!(thr["verdict"], "inconclusive", "{thr}");
 }
+
+#[test]
+fn live_save_baseline_writes_what_baseline_record_writes_for_the_same_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port().to_string();
+    let cmd = format!(
+        "exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 2 --itl-ms 1"
+    );
+    // A suite: the baseline's models and scenarios without numbers.
+    let full = live_baseline(&cmd, &[("model-a", 4, 8), ("model-b", 3, 5)]);
+    let suite = perfgate::baseline::Baseline::parse(&full, "suite.toml")
+        .unwrap()
+        .skeleton(|_| true)
+        .to_toml();
+    let saved = dir.path().join("saved.toml");
+    let r = run_live(
+        dir.path(),
+        &suite,
+        &[
+            "--port",
+            &port,
+            "--tokenizer",
+            &tok,
+            "--runs",
+            "2",
+            "--save-baseline",
+            saved.to_str().unwrap(),
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let recorded = dir.path().join("recorded.toml");
+    let o = std::process::Command::new(BIN)
+        .args(["baseline", "record", "--runs-from"])
+        .arg(dir.path().join("baseline.toml"))
+        .arg(dir.path().join("out/results.jsonl"))
+        .arg("-o")
+        .arg(&recorded)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = perfgate::baseline::Baseline::load(&saved).unwrap();
+    let b = perfgate::baseline::Baseline::load(&recorded).unwrap();
+    // Everything but the provenance (which says how each file was made) is the same.
+    assert_eq!(a.engine, b.engine);
+    assert_eq!(a.gate, b.gate);
+    assert_eq!(a.models, b.models);
+    assert_eq!(a.to_records().len(), 4);
+    let m = &a.models[0].scenarios[0];
+    assert_eq!(m.runs.len(), 2);
+    for key in [
+        "completed",
+        "request_throughput",
+        "median_ttft_ms",
+        "p99_itl_ms",
+    ] {
+        assert_eq!(m.metrics[key].values.len(), 2, "{key}");
+    }
+}

@@ -1,0 +1,78 @@
+//! `--rerun inconclusive`: after the first gate, another launch per model for the scenarios the
+//! gate could not decide, up to `--max-reruns` rounds. Which rows are still open is decided in
+//! one place, [`Runner::still_open`], so the rule can change without touching the loop.
+
+use std::collections::BTreeSet;
+
+use crate::gate::{self, GateConfig, Side, Verdict};
+use crate::record::ScenarioResult;
+use crate::suite::ScenarioPlan;
+
+use super::Runner;
+
+/// What the gate needs to judge the measured records.
+#[derive(Debug, Clone)]
+pub struct GateInputs<'a> {
+    pub baseline: &'a [ScenarioResult],
+    pub config: &'a GateConfig,
+    pub kind: &'a str,
+    pub base_side: Side,
+}
+
+impl Runner {
+    /// Re-run what the gate could not decide, one fresh launch per model per round, numbering
+    /// the new runs from `next_run`. Returns the number of rounds made.
+    pub async fn rerun_inconclusive(
+        &mut self,
+        gate: &GateInputs<'_>,
+        max_rounds: u32,
+        mut next_run: u32,
+    ) -> u32 {
+        let mut rounds = 0;
+        while rounds < max_rounds && !self.measured.interrupted {
+            let todo = self.still_open(gate);
+            if todo.is_empty() {
+                break;
+            }
+            rounds += 1;
+            eprintln!(
+                "perfgate: re-run {rounds}/{max_rounds}: {} inconclusive scenario(s)",
+                todo.len()
+            );
+            let plan = self.plan.clone();
+            for mp in &plan.models {
+                let scen: Vec<&ScenarioPlan> = mp
+                    .scenarios
+                    .iter()
+                    .filter(|s| todo.contains(&(mp.name.clone(), s.id.clone())))
+                    .collect();
+                if scen.is_empty() || self.measured.interrupted {
+                    continue;
+                }
+                self.run_launch(mp, &scen, next_run, 1).await;
+            }
+            next_run += 1;
+        }
+        rounds
+    }
+
+    /// The (model, scenario) pairs whose gated verdict is still open: the one call site of the
+    /// re-run rule.
+    pub fn still_open(&self, g: &GateInputs<'_>) -> BTreeSet<(String, String)> {
+        let report = gate::evaluate(
+            g.baseline,
+            &self.measured.records,
+            &self.measured.errors,
+            g.config,
+            g.kind,
+            g.base_side.clone(),
+            Side::default(),
+        );
+        report
+            .rows
+            .iter()
+            .filter(|r| r.gated && r.verdict == Verdict::Inconclusive)
+            .map(|r| (r.model.clone(), r.scenario.clone()))
+            .collect()
+    }
+}
