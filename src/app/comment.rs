@@ -12,6 +12,7 @@ use super::{exit_for, Exit};
 use crate::cli::comment::{CheckGithubArgs, CommentArgs, GithubArgs};
 use crate::gate::{Report, TopVerdict};
 use crate::github::{self, actions, Client, Conclusion, Context, GithubError, Overrides};
+use crate::report::markdown::{self, GITHUB_CHECK_SUMMARY_LIMIT, GITHUB_STEP_SUMMARY_LIMIT};
 
 /// How many annotations to print at most.
 const ANNOTATION_LIMIT: usize = 20;
@@ -80,7 +81,9 @@ pub(crate) fn post_report(
 
     // 1. Local outputs first: they must exist whatever GitHub does.
     if let Some(p) = ctx.step_summary.as_ref().filter(|_| !gh.no_summary) {
-        if let Err(e) = actions::append_step_summary(p, markdown) {
+        if let Err(e) =
+            actions::append_step_summary(p, &markdown::fit(markdown, GITHUB_STEP_SUMMARY_LIMIT))
+        {
             warn(&ctx, "warning", &e.to_string());
         }
     }
@@ -173,7 +176,14 @@ fn post_remote(
         }
     };
     if let Some(pr) = pr {
-        match rt.block_on(client.upsert_comment(pr, &report.kind, markdown)) {
+        let posted = match markdown::check_kind(&report.kind) {
+            Ok(()) => {
+                let body = markdown::comment_body(markdown, &report.kind);
+                rt.block_on(client.upsert_comment(pr, &markdown::marker(&report.kind), &body))
+            }
+            Err(why) => Err(GithubError::Config(why)),
+        };
+        match posted {
             Ok(c) => {
                 eprintln!(
                     "perfgate: github: {} comment {} on PR #{pr}{}",
@@ -197,7 +207,8 @@ fn post_remote(
             .unwrap_or_else(|| check_name(&report.kind));
         let conclusion = conclusion(report.verdict, gate_exit);
         let title = check_title(report);
-        match rt.block_on(client.create_check_run(&name, &sha, conclusion, &title, markdown)) {
+        let summary = markdown::fit(markdown, GITHUB_CHECK_SUMMARY_LIMIT);
+        match rt.block_on(client.create_check_run(&name, &sha, conclusion, &title, &summary)) {
             Ok(c) => {
                 eprintln!(
                     "perfgate: github: check run {} `{name}` concluded {} on {sha}",
@@ -321,13 +332,5 @@ mod tests {
             Conclusion::Failure
         );
         assert_eq!(conclusion(Fail, Exit::Pass), Conclusion::Failure);
-    }
-
-    #[test]
-    fn the_poster_looks_for_the_marker_the_renderer_writes() {
-        assert_eq!(
-            github::marker("check"),
-            crate::report::markdown::marker("check")
-        );
     }
 }
