@@ -433,7 +433,7 @@ impl Baseline {
             if let Some(cmd) = &r.launch_command {
                 match &model.launch_command {
                     None => {
-                        let l = crate::suite::launch::parse(cmd);
+                        let l = crate::launch::parse(cmd);
                         model.launch_command = Some(cmd.clone());
                         model.extra_args = l.extra_args.clone();
                         if let Some(other) = l.model.as_deref().filter(|m| *m != r.model) {

@@ -12,6 +12,7 @@ use super::{exit_for, Exit};
 use crate::cli::comment::{CheckGithubArgs, CommentArgs, GithubArgs};
 use crate::gate::{Report, TopVerdict};
 use crate::github::{self, actions, Client, Conclusion, Context, GithubError, Overrides};
+use crate::report;
 use crate::report::markdown::{self, GITHUB_CHECK_SUMMARY_LIMIT, GITHUB_STEP_SUMMARY_LIMIT};
 
 /// How many annotations to print at most.
@@ -92,7 +93,7 @@ pub(crate) fn post_report(
             println!("{line}");
         }
     }
-    let verdict = verdict_str(report.verdict);
+    let verdict = report::verdict_word(report.verdict);
     let path = report_path
         .map(|p| p.display().to_string())
         .unwrap_or_default();
@@ -204,9 +205,9 @@ fn post_remote(
         let name = gh
             .check_name
             .clone()
-            .unwrap_or_else(|| check_name(&report.kind));
+            .unwrap_or_else(|| report::check_run_name(&report.kind));
         let conclusion = conclusion(report.verdict, gate_exit);
-        let title = check_title(report);
+        let title = report::check_run_title(report);
         let summary = markdown::fit(markdown, GITHUB_CHECK_SUMMARY_LIMIT);
         match rt.block_on(client.create_check_run(&name, &sha, conclusion, &title, &summary)) {
             Ok(c) => {
@@ -274,23 +275,6 @@ fn plan(
     Ok((client, pr, sha))
 }
 
-fn verdict_str(v: TopVerdict) -> &'static str {
-    match v {
-        TopVerdict::Pass => "pass",
-        TopVerdict::Fail => "fail",
-        TopVerdict::Inconclusive => "inconclusive",
-        TopVerdict::Error => "error",
-    }
-}
-
-fn check_name(kind: &str) -> String {
-    if kind == "check" {
-        "perfgate".to_string()
-    } else {
-        format!("perfgate ({kind})")
-    }
-}
-
 /// success for a pass, failure for a regression or error, neutral for an inconclusive gate
 /// (failure when the gate was strict about it).
 fn conclusion(verdict: TopVerdict, gate_exit: Exit) -> Conclusion {
@@ -300,23 +284,6 @@ fn conclusion(verdict: TopVerdict, gate_exit: Exit) -> Conclusion {
         TopVerdict::Inconclusive if gate_exit == Exit::Regression => Conclusion::Failure,
         TopVerdict::Inconclusive => Conclusion::Neutral,
     }
-}
-
-fn check_title(report: &Report) -> String {
-    let c = &report.counts;
-    let parts: Vec<String> = [
-        (c.regressed, "regressed"),
-        (c.error, "error"),
-        (c.inconclusive, "inconclusive"),
-        (c.missing, "missing"),
-        (c.improved, "improved"),
-        (c.pass, "pass"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, w)| format!("{n} {w}"))
-    .collect();
-    format!("{}: {}", verdict_str(report.verdict), parts.join(", "))
 }
 
 #[cfg(test)]

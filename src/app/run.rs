@@ -13,7 +13,7 @@ use crate::cli::run::{FakeServerArgs, RunArgs};
 use crate::client::load::{self, LoadError, Progress};
 use crate::client::ClientConfig;
 use crate::dataset::{self, DatasetName};
-use crate::fakeserver::{FakeConfig, FakeServer, Fault};
+use crate::fakeserver::{FakeConfig, Fault};
 use crate::metrics::{self, Metric, MetricsConfig};
 use crate::record::ScenarioParams;
 use crate::report::output;
@@ -170,7 +170,7 @@ fn load_tokenizer(args: &RunArgs) -> anyhow::Result<Arc<dyn Tokenize>> {
             "--tokenizer is required (a tokenizer.json, a directory holding one, or `server`)"
         ),
     };
-    match crate::tokenizer::load(&name, &args.base_url) {
+    match crate::client::tokenize::load(&name, &args.base_url) {
         Ok(tok) => Ok(Arc::from(tok)),
         // The engine's own tokenizer failing is the engine's fault, not the user's (exit 3).
         Err(e @ crate::tokenizer::TokenizerError::Server { .. }) => {
@@ -238,27 +238,16 @@ pub(crate) fn fake_server(args: FakeServerArgs) -> anyhow::Result<Exit> {
         model: args.model,
         ..Default::default()
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let server = FakeServer::start(cfg, args.port)
-            .await
-            .map_err(|e| infra(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
-        println!("{}", server.url());
+    let port = args.port;
+    let t = crate::fakeserver::serve_until_signal(cfg, port, |url| {
+        println!("{url}");
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        let t = server.truth();
-        eprintln!(
-            "fake-server: {} requests, {} completed, {} tokens, mean TTFT {:.3} ms, mean chunk gap {:.3} ms, max in flight {}",
-            t.requests, t.completed, t.tokens, t.mean_ttft_ms, t.mean_chunk_gap_ms, t.max_in_flight
-        );
-        Ok::<_, anyhow::Error>(())
-    })?;
+    })
+    .map_err(|e| infra(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+    eprintln!(
+        "fake-server: {} requests, {} completed, {} tokens, mean TTFT {:.3} ms, mean chunk gap {:.3} ms, max in flight {}",
+        t.requests, t.completed, t.tokens, t.mean_ttft_ms, t.mean_chunk_gap_ms, t.max_in_flight
+    );
     Ok(Exit::Pass)
 }

@@ -11,6 +11,7 @@ pub mod chunk;
 pub mod h1;
 pub mod load;
 pub mod sse;
+pub mod tokenize;
 
 use std::time::{Duration, Instant};
 

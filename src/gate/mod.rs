@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::record::Direction;
 
 pub mod config;
+pub mod merge;
 pub mod stats;
 pub mod verdict;
 

@@ -8,7 +8,7 @@ use std::time::Duration;
 use crate::dataset::{self, Prompt};
 use crate::engine::{self, Engine, EngineSpec};
 use crate::suite::{ModelPlan, ScenarioPlan};
-use crate::tokenizer::{self, Tokenize};
+use crate::tokenizer::Tokenize;
 
 use super::Runner;
 
@@ -84,7 +84,11 @@ impl Runner {
             None => {
                 let tok_spec = mp.tokenizer.clone().unwrap_or_else(|| "server".to_string());
                 let (spec, url) = (tok_spec.clone(), base.clone());
-                match tokio::task::spawn_blocking(move || tokenizer::load(&spec, &url)).await {
+                match tokio::task::spawn_blocking(move || {
+                    crate::client::tokenize::load(&spec, &url)
+                })
+                .await
+                {
                     Ok(Ok(t)) => Ok(Arc::from(t)),
                     Ok(Err(e)) => Err(format!("tokenizer `{tok_spec}`: {e}")),
                     Err(e) => Err(format!("tokenizer `{tok_spec}`: {e}")),

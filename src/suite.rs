@@ -1,12 +1,10 @@
 //! The suite: turns a baseline or suite file (same schema, with or without numbers) into a plan —
 //! per model, the rendered engine launch command (from a preset template or a custom one), how to
-//! probe readiness and stop the engine, and the scenarios to run — and renders that plan for
-//! `--dry-run`. Pure: no processes, no network.
+//! probe readiness and stop the engine, and the scenarios to run (`crate::report::dryrun` renders
+//! it for `--dry-run`). Pure: no processes, no network.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
-
-pub mod launch;
 
 use crate::baseline::{Baseline, ModelBaseline};
 use crate::record::{RequestRate, ScenarioParams};
