@@ -411,6 +411,27 @@ pub struct ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// A synthetic record, the one fixture of tests, examples and benches: `num_prompts` requests
+    /// of a `random` scenario (`input_len` tokens in, `output_len` out, all at once), all
+    /// completed, with the token totals filled in. Timings and latencies are the caller's.
+    pub fn synthetic(model: &str, num_prompts: u64, input_len: u64, output_len: u64) -> Self {
+        ScenarioResult {
+            model: model.into(),
+            params: ScenarioParams {
+                dataset_name: DatasetName::Random.into(),
+                num_prompts,
+                random_input_len: Some(input_len),
+                random_output_len: Some(output_len),
+                request_rate: RequestRate::Inf,
+                ..Default::default()
+            },
+            completed: num_prompts,
+            total_input_tokens: input_len * num_prompts,
+            total_output_tokens: output_len * num_prompts,
+            ..Default::default()
+        }
+    }
+
     /// The scenario identity of this record.
     pub fn scenario_id(&self) -> String {
         self.params.id()

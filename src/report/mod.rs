@@ -164,27 +164,15 @@ pub fn check_run_title(report: &Report) -> String {
 pub(crate) mod sample {
     //! A small, fixed report shared by the renderers' snapshot tests.
     use crate::gate::{evaluate, GateConfig, ScenarioError, Side};
-    use crate::record::{RequestRate, ScenarioParams, ScenarioResult};
+    use crate::record::ScenarioResult;
 
     pub fn record(model: &str, n: u64, scale_thr: f64, scale_lat: f64) -> ScenarioResult {
         let mut r = ScenarioResult {
-            model: model.into(),
             engine: Some("vllm".into()),
-            params: ScenarioParams {
-                dataset_name: "random".into(),
-                num_prompts: n,
-                random_input_len: Some(1024),
-                random_output_len: Some(128),
-                request_rate: RequestRate::Inf,
-                ..Default::default()
-            },
-            completed: n,
             duration: 100.0 / scale_thr,
-            total_input_tokens: 1024 * n,
-            total_output_tokens: 128 * n,
             request_throughput: n as f64 / 100.0 * scale_thr,
             output_throughput: 1280.0 * n as f64 / 1000.0 * scale_thr,
-            ..Default::default()
+            ..ScenarioResult::synthetic(model, n, 1024, 128)
         };
         for (k, v) in [
             ("median_ttft_ms", 850.0),

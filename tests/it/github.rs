@@ -739,28 +739,16 @@ async fn rate_limits_are_retried_only_when_the_wait_is_short() {
 }
 
 fn record(model: &str, run: u32, thr: f64, lat: f64) -> perfgate::record::ScenarioResult {
-    use perfgate::record::{RequestRate, ScenarioParams, ScenarioResult};
+    use perfgate::record::ScenarioResult;
     let n = 200;
     let jitter = 1.0 + 0.002 * run as f64;
     let mut r = ScenarioResult {
-        model: model.into(),
         engine: Some("vllm".into()),
-        params: ScenarioParams {
-            dataset_name: "random".into(),
-            num_prompts: n,
-            random_input_len: Some(1024),
-            random_output_len: Some(128),
-            request_rate: RequestRate::Inf,
-            ..Default::default()
-        },
         run_index: run,
-        completed: n,
         duration: 100.0 / (thr * jitter),
-        total_input_tokens: 1024 * n,
-        total_output_tokens: 128 * n,
         request_throughput: n as f64 / 100.0 * thr * jitter,
         output_throughput: 256.0 * thr * jitter,
-        ..Default::default()
+        ..ScenarioResult::synthetic(model, n, 1024, 128)
     };
     for (k, v) in [
         ("median_ttft_ms", 850.0),
