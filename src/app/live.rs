@@ -15,7 +15,7 @@ use crate::cli::check::CheckArgs;
 use crate::cli::live::{LiveArgs, Rerun};
 use crate::gate::Side;
 use crate::record::ScenarioResult;
-use crate::report::dryrun::render_dry_run;
+use crate::report::dryrun::{render_dry_run, Schedule};
 use crate::runner::{GateInputs, Runner, Settings};
 use crate::suite::{self, Overrides, Plan};
 
@@ -26,8 +26,15 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let file = Baseline::load(&args.baseline)?;
     let ov = overrides(live)?;
     let plan = suite::plan(&file, &ov).with_context(|| shown.clone())?;
+    let schedule = Schedule {
+        launches: live.runs,
+        runs_per_launch: live.runs_per_launch,
+        warmup: live.warmup_requests.describe(),
+        shuffle: live.shuffle_scenarios,
+        cache_reset: !live.no_cache_reset,
+    };
     if live.dry_run {
-        print!("{}", render_dry_run(&plan, &shown, live.runs));
+        print!("{}", render_dry_run(&plan, &shown, &schedule));
         return Ok(Exit::Pass);
     }
     let settings = settings(live)?;
@@ -47,11 +54,11 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
             let _ = tx.send(true);
         }
     });
-    let dry = render_dry_run(&plan, &shown, live.runs);
+    let dry = render_dry_run(&plan, &shown, &schedule);
     let mut runner =
         Runner::new(plan, settings, &live.output_dir, rx).map_err(|e| infra(e.to_string()))?;
     let _ = std::fs::write(runner.output_dir().join("plan.txt"), dry);
-    rt.block_on(runner.run_suite(live.runs));
+    rt.block_on(runner.run_suite(live.runs, live.runs_per_launch));
 
     let mut rounds = 0;
     if live.rerun == Some(Rerun::Inconclusive) {
@@ -61,7 +68,8 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
             kind: &opts.kind,
             base_side: base_side.clone(),
         };
-        rounds = rt.block_on(runner.rerun_inconclusive(&gate, live.max_reruns, live.runs));
+        let next_run = live.runs * live.runs_per_launch;
+        rounds = rt.block_on(runner.rerun_inconclusive(&gate, live.max_reruns, next_run));
     }
     if rounds > 0 {
         // Every re-run is another look at the data: split the false-alarm rate over the looks
@@ -153,7 +161,9 @@ fn settings(live: &LiveArgs) -> anyhow::Result<Settings> {
         grace: secs("--stop-grace", live.stop_grace)?,
         unresponsive: secs("--unresponsive-timeout", live.unresponsive_timeout)?,
         metrics_every: secs("--metrics-interval", live.metrics_interval)?,
-        warmups: live.warmup_requests,
+        warmup: live.warmup_requests,
+        shuffle: live.shuffle_scenarios,
+        cache_reset: !live.no_cache_reset,
         scenario_timeout: secs("--scenario-timeout", live.scenario_timeout)?,
         request_timeout: match live.request_timeout {
             Some(v) => Some(secs("--request-timeout", v)?),

@@ -3,16 +3,24 @@
 //! and sampling its `/metrics`, stop it; engine faults become errors (never a hang), and every
 //! record, error and engine log lands in the output directory as it happens.
 //!
+//! The launch is the unit of replication: runs inside one engine launch share its state (caches,
+//! compiled graphs, memory layout), so each launch is a fresh engine, warmed up with a discarded
+//! pass of every scenario's shape, then the scenarios in a fixed order (`--runs-per-launch`
+//! times), with the engine's caches reset before each scenario. Every record carries its
+//! `launch_id` and `run_in_launch`.
+//!
 //! One [`Runner`] holds the context of a live run (plan, settings, output directory, interrupt,
 //! HTTP client, measured records); one engine launch is [`Runner::run_launch`]: (model,
 //! scenarios, runs) → records. The suite ([`Runner::run_suite`]) and the re-runs
-//! ([`Runner::rerun_inconclusive`]) are sequences of launches.
+//! ([`Runner::rerun_inconclusive`]) are sequences of launches; an A/B comparison can alternate
+//! launches of two engine specs the same way.
 
 pub mod config;
 mod launch;
 mod output;
 mod rerun;
 mod scenario;
+mod warmup;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -49,11 +57,45 @@ pub struct Settings {
     pub unresponsive: Duration,
     /// Between `/metrics` samples.
     pub metrics_every: Duration,
-    /// Warm-up requests before the first scenario of a launch.
-    pub warmups: u32,
+    /// The warm-up pass after each launch.
+    pub warmup: Warmup,
+    /// Shuffle the scenario order (reproducibly) instead of the file's order.
+    pub shuffle: bool,
+    /// Reset the engine's caches before each scenario (where the engine offers it).
+    pub cache_reset: bool,
     pub scenario_timeout: Duration,
     pub request_timeout: Option<Duration>,
     pub dataset_path: Option<PathBuf>,
+}
+
+/// `--warmup-requests`: the warm-up pass after each launch, per scenario shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warmup {
+    /// The scenario's max concurrency (or prompt count), at most its prompt count.
+    Auto,
+    /// This many requests per scenario, at most its prompt count (0: no warm-up).
+    Requests(u32),
+}
+
+impl Warmup {
+    /// Warm-up requests for a scenario of `num_prompts` prompts at `max_concurrency`.
+    pub fn requests(self, num_prompts: u64, max_concurrency: Option<u64>) -> u64 {
+        match self {
+            Warmup::Auto => max_concurrency.unwrap_or(num_prompts).min(num_prompts),
+            Warmup::Requests(n) => u64::from(n).min(num_prompts),
+        }
+    }
+
+    /// In words, for the dry-run plan.
+    pub fn describe(self) -> String {
+        match self {
+            Warmup::Auto => crate::report::dryrun::WARMUP_AUTO.to_string(),
+            Warmup::Requests(0) => "none (--warmup-requests 0)".into(),
+            Warmup::Requests(n) => format!(
+                "one pass of every scenario's shape (its lengths and concurrency; {n} requests, other prompts), discarded"
+            ),
+        }
+    }
 }
 
 /// How a launch ended.
@@ -64,6 +106,13 @@ pub enum LaunchEnd {
     /// The engine failed (would not start, died, hung): the message's first line.
     EngineFailed(String),
     Interrupted,
+}
+
+/// One launch's identity.
+struct Launch {
+    id: String,
+    /// `run_in_launch` of its first run (not 0 only for the shared launch of `--base-url`).
+    first_in_launch: u32,
 }
 
 /// The context of one live run.
@@ -77,6 +126,11 @@ pub struct Runner {
     /// (llama.cpp: about n_parallel + 2) that the benchmark needs.
     http: reqwest::Client,
     measured: Measured,
+    /// Launches so far (launch ids are `L1`, `L2`, … in this order).
+    launches: u32,
+    /// With `--base-url` nothing is launched: all runs of a model share the server's one
+    /// "launch" and its id.
+    external: Vec<(String, String, u32)>,
 }
 
 impl Runner {
@@ -100,6 +154,8 @@ impl Runner {
             interrupt,
             http,
             measured: Measured::default(),
+            launches: 0,
+            external: Vec::new(),
         })
     }
 
@@ -119,8 +175,9 @@ impl Runner {
         self.measured
     }
 
-    /// Every scenario of every model, `runs` times, all runs of a model in one launch.
-    pub async fn run_suite(&mut self, runs: u32) {
+    /// Every scenario of every model: `launches` engine launches per model, `per_launch` runs of
+    /// the suite in each. An engine fault ends the model's launches (the rest become errors).
+    pub async fn run_suite(&mut self, launches: u32, per_launch: u32) {
         let plan = self.plan.clone();
         for mp in &plan.models {
             if self.measured.interrupted {
@@ -128,17 +185,31 @@ impl Runner {
             }
             let scen: Vec<&ScenarioPlan> = mp.scenarios.iter().collect();
             eprintln!(
-                "perfgate: model {} ({} scenario(s) × {runs} run(s))",
+                "perfgate: model {} ({} scenario(s) × {launches} launch(es) × {per_launch} run(s))",
                 mp.name,
                 scen.len()
             );
-            self.run_launch(mp, &scen, 0, runs).await;
+            for k in 0..launches {
+                match self.run_launch(mp, &scen, k * per_launch, per_launch).await {
+                    LaunchEnd::Done => {}
+                    LaunchEnd::Interrupted => break,
+                    LaunchEnd::EngineFailed(why) => {
+                        let rest = format!("not run: the engine failed earlier ({why})");
+                        for run in (k + 1) * per_launch..launches * per_launch {
+                            for sp in &scen {
+                                self.fail(&mp.name, &sp.id, Some(run), &rest);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
         }
     }
 
-    /// One engine launch: start the engine of `mp`, run `scen` `runs` times (runs numbered from
-    /// `first_run`), stop the engine. Failures become error rows; an engine fault fails the
-    /// launch's remaining runs.
+    /// One engine launch: start the engine of `mp`, warm up every scenario shape, run `scen`
+    /// `runs` times (runs numbered from `first_run`; the same order each time), stop the engine.
+    /// Failures become error rows; an engine fault fails the launch's remaining runs.
     pub async fn run_launch(
         &mut self,
         mp: &ModelPlan,
@@ -146,6 +217,8 @@ impl Runner {
         first_run: u32,
         runs: u32,
     ) -> LaunchEnd {
+        let launch = self.next_launch(mp, runs);
+        eprintln!("perfgate: {} launch {}", mp.name, launch.id);
         let Some(mut l) = self.start(mp, scen).await else {
             return if self.measured.interrupted {
                 LaunchEnd::Interrupted
@@ -153,32 +226,49 @@ impl Runner {
                 LaunchEnd::EngineFailed("the engine did not start".into())
             };
         };
-        let mut warmups = self.settings.warmups;
-        let mut end = LaunchEnd::Done;
+        let mut end = self.warm_up(mp, scen, &mut l).await;
+        if let Some(LaunchEnd::EngineFailed(why)) = &end {
+            let msg = format!("the engine failed during the warm-up: {why}");
+            for r in 0..runs {
+                for sp in scen {
+                    self.fail(&mp.name, &sp.id, Some(first_run + r), &msg);
+                }
+            }
+        }
         'runs: for r in 0..runs {
+            if end.is_some() {
+                break;
+            }
             let run_index = first_run + r;
-            let order = suite::run_order(scen.len(), run_index);
+            let order: Vec<usize> = if self.settings.shuffle {
+                suite::run_order(scen.len(), run_index)
+            } else {
+                (0..scen.len()).collect()
+            };
             for (pos, &i) in order.iter().enumerate() {
                 let sp = scen[i];
                 let Some(prompts) = self.prompts(&mut l, mp, sp, run_index).await else {
                     continue;
                 };
                 eprintln!(
-                    "perfgate: {} run {} scenario {} ({} prompts)",
+                    "perfgate: {} {} run {} scenario {} ({} prompts)",
                     mp.name,
+                    launch.id,
                     run_index + 1,
                     sp.id,
                     prompts.len()
                 );
+                let cache_reset = self.reset_caches(&l).await;
                 let job = scenario::Job {
                     mp,
                     sp,
                     run_index,
+                    launch_id: launch.id.clone(),
+                    run_in_launch: launch.first_in_launch + r,
                     prompts,
-                    warmups,
+                    cache_reset,
                 };
                 let outcome = self.measure(job, &mut l).await;
-                warmups = 0;
                 if let Some(stop) = self.settle(mp, sp, run_index, outcome) {
                     if let LaunchEnd::EngineFailed(why) = &stop {
                         // Nothing else can run on this engine: the launch's other runs fail.
@@ -192,13 +282,36 @@ impl Runner {
                             }
                         }
                     }
-                    end = stop;
+                    end = Some(stop);
                     break 'runs;
                 }
             }
         }
         self.stop(&mut l, &mp.name).await;
-        end
+        end.unwrap_or(LaunchEnd::Done)
+    }
+
+    /// The id of the next launch of `mp` (of `runs` runs), and where its runs start counting.
+    fn next_launch(&mut self, mp: &ModelPlan, runs: u32) -> Launch {
+        if mp.launch.command.is_none() {
+            if let Some((_, id, next)) = self.external.iter_mut().find(|(m, _, _)| *m == mp.name) {
+                let first_in_launch = *next;
+                *next += runs;
+                return Launch {
+                    id: id.clone(),
+                    first_in_launch,
+                };
+            }
+        }
+        self.launches += 1;
+        let id = format!("L{}", self.launches);
+        if mp.launch.command.is_none() {
+            self.external.push((mp.name.clone(), id.clone(), runs));
+        }
+        Launch {
+            id,
+            first_in_launch: 0,
+        }
     }
 
     fn fail(&mut self, model: &str, scenario: &str, run: Option<u32>, msg: &str) {

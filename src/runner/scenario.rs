@@ -10,7 +10,7 @@ use crate::dataset::Prompt;
 use crate::engine::{self, metrics, EngineError};
 use crate::metrics::MetricsConfig;
 use crate::record::ScenarioResult;
-use crate::suite::{self, ModelPlan, ScenarioPlan};
+use crate::suite::{self, CacheReset, ModelPlan, ScenarioPlan};
 use crate::tokenizer::Tokenize;
 
 use super::config::{scenario_run, RunSettings, ScenarioRun};
@@ -22,8 +22,11 @@ pub(super) struct Job<'a> {
     pub mp: &'a ModelPlan,
     pub sp: &'a ScenarioPlan,
     pub run_index: u32,
+    pub launch_id: String,
+    pub run_in_launch: u32,
     pub prompts: Vec<Prompt>,
-    pub warmups: u32,
+    /// What was done to the engine's caches before this run, in words.
+    pub cache_reset: String,
 }
 
 /// How one scenario run ended.
@@ -45,14 +48,20 @@ impl Runner {
         sp: &ScenarioPlan,
         tok: Arc<dyn Tokenize>,
     ) -> Result<ScenarioRun, String> {
+        let mut client = ClientConfig {
+            base_url: mp.launch.base_url.clone(),
+            model: mp.served_model_name.clone(),
+            request_timeout: self.settings.request_timeout,
+            keep_alive: suite::honours_keep_alive(&self.plan.engine),
+            ..Default::default()
+        };
+        if self.cache_reset() == CacheReset::PerRequest {
+            client
+                .extra_body
+                .insert("cache_prompt".into(), serde_json::Value::Bool(false));
+        }
         let settings = RunSettings {
-            client: ClientConfig {
-                base_url: mp.launch.base_url.clone(),
-                model: mp.served_model_name.clone(),
-                request_timeout: self.settings.request_timeout,
-                keep_alive: suite::honours_keep_alive(&self.plan.engine),
-                ..Default::default()
-            },
+            client,
             ignore_eos: Some(true),
             num_warmups: 0,
             metrics: MetricsConfig::default(),
@@ -69,11 +78,10 @@ impl Runner {
     pub(super) async fn measure(&mut self, job: Job<'_>, l: &mut Launched) -> Outcome {
         let (mp, sp) = (job.mp, job.sp);
         let base = l.base.clone();
-        let mut cfg = match self.scenario(mp, sp, l.tok.clone()) {
+        let cfg = match self.scenario(mp, sp, l.tok.clone()) {
             Ok(s) => s.run,
             Err(e) => return Outcome::Failed(e),
         };
-        cfg.num_warmups = job.warmups as usize;
 
         let http = self.http.clone();
         let sampler = Mutex::new(metrics::Sampler::default());
@@ -127,23 +135,41 @@ impl Runner {
             .unwrap_or_else(|p| p.into_inner())
             .summarize();
         self.out.engine_metrics(&serde_json::json!({
-            "model": mp.name, "scenario": sp.id, "run_index": job.run_index, "engine": stats,
+            "model": mp.name, "scenario": sp.id, "run_index": job.run_index,
+            "launch_id": job.launch_id, "run_in_launch": job.run_in_launch,
+            "cache_reset": job.cache_reset, "engine": stats,
         }));
 
-        // The engine may have died right at the end: failed requests then are its fault.
-        if let Some(e) = engine.as_mut() {
-            if let Some(status) = e.exited() {
-                return Outcome::Engine(engine_msg(&EngineError::Exited {
+        // The engine may have died during the scenario: failed connections are then its fault,
+        // never a normal record (its death can take a moment to be observed).
+        let lost_connections = match &result {
+            Some(Ok(rec)) => rec
+                .errors
+                .keys()
+                .any(|k| k == "connection_error" || k == "connection_reset"),
+            Some(Err(_)) => true,
+            None => false,
+        };
+        let died = match engine.as_mut() {
+            Some(e) if !lost_connections => e.exited().map(|status| {
+                engine_msg(&EngineError::Exited {
                     status,
                     tail: e.log_tail(),
-                }));
-            }
+                })
+            }),
+            _ if lost_connections => self.engine_died(engine.as_mut(), &base).await,
+            _ => None,
+        };
+        if let Some(msg) = died {
+            return Outcome::Engine(msg);
         }
         match result {
             Some(Ok(mut rec)) => {
                 rec.model = mp.name.clone();
                 rec.engine = Some(self.plan.engine.clone());
                 rec.run_index = job.run_index;
+                rec.launch_id = Some(job.launch_id);
+                rec.run_in_launch = Some(job.run_in_launch);
                 rec.seed = Some(sp.seed);
                 rec.source
                     .get_or_insert_with(|| "perfgate check (live)".into());
@@ -188,7 +214,7 @@ impl Runner {
 }
 
 /// The message of an engine fault: the reason, then the log tail.
-fn engine_msg(e: &EngineError) -> String {
+pub(super) fn engine_msg(e: &EngineError) -> String {
     match e.log_tail() {
         Some(t) if !t.trim().is_empty() => format!("{}; last log lines:\n{t}", e.reason()),
         _ => e.reason(),
