@@ -143,6 +143,12 @@ pub struct RunInfo {
     pub backend: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// The engine launch this run belongs to (see `ScenarioResult::launch_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launch_id: Option<String>,
+    /// 0-based index of the run inside its launch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_in_launch: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_token_source: Option<crate::record::OutputTokenSource>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -151,12 +157,6 @@ pub struct RunInfo {
     pub model_id: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perfgate_version: Option<String>,
-    /// The engine launch the run was measured in (see `ScenarioResult::launch_id`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub launch_id: Option<String>,
-    /// 0-based index of the run among the runs of its launch.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub run_in_launch: Option<u32>,
     /// Metrics the source did not print but an importer computed (see `ScenarioResult::derived`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derived: Vec<String>,
@@ -351,12 +351,12 @@ impl Baseline {
                     rec.date = run.date.clone();
                     rec.backend = run.backend.clone();
                     rec.seed = run.seed;
+                    rec.launch_id = run.launch_id.clone();
+                    rec.run_in_launch = run.run_in_launch;
                     rec.output_token_source = run.output_token_source;
                     rec.tokenizer_id = run.tokenizer_id.clone();
                     rec.model_id = run.model_id.clone();
                     rec.perfgate_version = run.perfgate_version.clone();
-                    rec.launch_id = run.launch_id.clone();
-                    rec.run_in_launch = run.run_in_launch;
                     rec.derived = run.derived.clone();
                     rec.errors = run.errors.clone();
                     out.push(rec);
@@ -485,12 +485,12 @@ impl Baseline {
                 date: r.date.clone(),
                 backend: r.backend.clone(),
                 seed: r.seed,
+                launch_id: r.launch_id.clone(),
+                run_in_launch: r.run_in_launch,
                 output_token_source: r.output_token_source,
                 tokenizer_id: r.tokenizer_id.clone(),
                 model_id: r.model_id.clone(),
                 perfgate_version: r.perfgate_version.clone(),
-                launch_id: r.launch_id.clone(),
-                run_in_launch: r.run_in_launch,
                 derived: r.derived.clone(),
                 errors: r.errors.clone(),
             };

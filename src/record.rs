@@ -355,12 +355,12 @@ pub struct ScenarioResult {
     /// 0-based index of this run among the runs of the same scenario.
     #[serde(default)]
     pub run_index: u32,
-    /// The engine launch this run was measured in (`L1`, `L2`, … unique within a live run's
-    /// output directory). Runs of one launch share its state and are not independent
-    /// replicates; a record without one counts as a launch of its own.
+    /// The engine launch the run was measured on: runs of one launch share its state (caches,
+    /// compiled graphs, memory layout), so the statistics treat the launch, not the run, as the
+    /// unit of replication. `None` (imports, older records): each run counts as its own launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_id: Option<String>,
-    /// 0-based index of this run among the runs of its launch.
+    /// 0-based index of the run inside its launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_in_launch: Option<u32>,
 

@@ -158,6 +158,9 @@ mod tests {
             p_value: None,
             n_baseline: 2,
             n_current: 2,
+            launches: None,
+            noise: None,
+            launches_needed: None,
             verdict,
             note: None,
         }

@@ -8,23 +8,26 @@ use crate::record::Direction;
 
 pub mod config;
 pub mod merge;
+pub mod noise;
+pub mod replay;
 pub mod stats;
 pub mod verdict;
 
-pub use config::{GateConfig, MetricGate};
+pub use config::{GateConfig, Look, MetricGate};
+pub use noise::{Noise, NoiseSource};
 pub use verdict::{count, evaluate, ScenarioError};
 
 /// The verdict of one row (model × scenario × metric).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
-    /// Equivalent within the tolerance.
+    /// Shown to be within the tolerance (the bound of "worse" sits below δ).
     Pass,
-    /// Significantly worse AND worse than the tolerance.
+    /// Shown to be worse than the tolerance (one-sided test against the shifted null).
     Regressed,
-    /// Significantly better AND better than the tolerance.
+    /// Shown to be better than the tolerance.
     Improved,
-    /// Neither shown: more runs needed.
+    /// Neither shown: more launches needed.
     Inconclusive,
     /// The scenario or metric exists on one side only.
     Missing,
@@ -62,10 +65,21 @@ pub struct Row {
     pub interval: Option<[f64; 2]>,
     /// Tolerance δ in percent used for this row.
     pub tolerance_pct: Option<f64>,
-    /// Holm-adjusted one-sided p-value of "worse than the baseline", when a test was done.
+    /// Holm-adjusted one-sided p-value of "worse than the tolerance", when a test was done.
     pub p_value: Option<f64>,
+    /// Runs on each side.
     pub n_baseline: usize,
     pub n_current: usize,
+    /// Engine launches on each side (the unit of replication), when the row was tested.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launches: Option<[usize; 2]>,
+    /// The noise the row was judged with and where it came from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise: Option<Noise>,
+    /// For an inconclusive row: the candidate launches that would likely decide it (the
+    /// baseline as it is); absent when more baseline launches are needed first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub launches_needed: Option<u32>,
     pub verdict: Verdict,
     /// Why: the statistical method, or the error/missing reason and log tail.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -1,7 +1,8 @@
-//! The statistics of the gate, on the log scale: per-side summaries, Welch's t (with each side's
-//! variance optionally moderated by a noise prior), the prediction interval for one new run, the
-//! noise prior alone for one run a side, one-sided p-values, intervals, and Holm's step-down
-//! adjustment. Pure functions over numbers; built on statrs' `StudentsT`.
+//! The statistics of the gate, on the log scale: summaries, the noise prior's shrinkage, the
+//! two-sample comparison of launch values with one-sided tests against a *shifted* null
+//! ("worse than the tolerance"), the non-inferiority bound behind a `pass`, Holm's step-down
+//! adjustment, the α-spending of sequential looks, robust location/scale, and how many launches
+//! would likely decide an open question. Pure functions over numbers; built on statrs.
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -12,7 +13,7 @@ pub enum StatsError {
     Empty,
     #[error("value {0} is not positive and finite; cannot compare on the log scale")]
     NonPositive(f64),
-    #[error("one run a side and no noise prior (prior_df = 0): no noise estimate")]
+    #[error("one launch a side and no noise prior (prior_df = 0): no noise estimate")]
     NoVariance,
 }
 
@@ -53,113 +54,6 @@ impl LogSummary {
     pub fn center(&self) -> f64 {
         self.mean.exp()
     }
-}
-
-/// How a comparison's standard error was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    /// ≥ 2 runs a side: Welch's t, each side's variance moderated by the noise prior.
-    Welch,
-    /// One run against ≥ 2 runs: prediction interval from the side with runs.
-    Prediction,
-    /// One run a side: the stated noise prior alone.
-    Prior,
-}
-
-impl Method {
-    pub fn describe(self) -> &'static str {
-        match self {
-            Method::Welch => "Welch t on logs",
-            Method::Prediction => "prediction interval",
-            Method::Prior => "noise prior (1 vs 1 run)",
-        }
-    }
-}
-
-/// current − baseline on the log scale, with its standard error and degrees of freedom.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Comparison {
-    pub diff: f64,
-    pub se: f64,
-    /// Degrees of freedom of the t reference (may be fractional; `f64::INFINITY` = normal).
-    pub df: f64,
-    pub method: Method,
-}
-
-/// Plain Welch's t-test of `b − a`: (t, Welch–Satterthwaite df).
-pub fn welch(a: &LogSummary, b: &LogSummary) -> (f64, f64) {
-    let (va, vb) = (a.var / a.n as f64, b.var / b.n as f64);
-    let se2 = va + vb;
-    let df = se2 * se2 / (va * va / (a.n as f64 - 1.0) + vb * vb / (b.n as f64 - 1.0));
-    ((b.mean - a.mean) / se2.sqrt(), df)
-}
-
-/// A side's variance moderated by a prior of variance `s0²` worth `df0` degrees of freedom:
-/// (variance, degrees of freedom). With `df0 = 0` this is the plain sample variance.
-pub fn moderated(s: &LogSummary, s0: f64, df0: f64) -> (f64, f64) {
-    let k = s.n as f64 - 1.0;
-    let df = df0 + k;
-    if df <= 0.0 {
-        return (0.0, 0.0);
-    }
-    ((df0 * s0 * s0 + k * s.var) / df, df)
-}
-
-/// Compare current runs with baseline runs on the log scale.
-///
-/// `prior_sigma` is the noise prior (sd of the log value of one run); `prior_df` its weight.
-/// * ≥2 runs a side: Welch–Satterthwaite with moderated per-side variances;
-/// * 1 run on one side: the other side's (moderated) variance for both, i.e. a prediction
-///   interval for the single run;
-/// * 1 run a side: the prior alone, with `prior_df` degrees of freedom.
-pub fn compare(
-    base: &LogSummary,
-    cur: &LogSummary,
-    prior_sigma: f64,
-    prior_df: f64,
-) -> Result<Comparison, StatsError> {
-    let diff = cur.mean - base.mean;
-    let (m, n) = (base.n as f64, cur.n as f64);
-    let (vb, db) = moderated(base, prior_sigma, prior_df);
-    let (vc, dc) = moderated(cur, prior_sigma, prior_df);
-    let c = match (base.n >= 2, cur.n >= 2) {
-        (true, true) => {
-            let (a, b) = (vb / m, vc / n);
-            let se2 = a + b;
-            let df = if se2 > 0.0 {
-                se2 * se2 / (a * a / db + b * b / dc)
-            } else {
-                db + dc
-            };
-            Comparison {
-                diff,
-                se: se2.sqrt(),
-                df,
-                method: Method::Welch,
-            }
-        }
-        (true, false) | (false, true) => {
-            let (v, d) = if base.n >= 2 { (vb, db) } else { (vc, dc) };
-            Comparison {
-                diff,
-                se: (v * (1.0 / m + 1.0 / n)).sqrt(),
-                df: d,
-                method: Method::Prediction,
-            }
-        }
-        (false, false) => {
-            if prior_df <= 0.0 {
-                return Err(StatsError::NoVariance);
-            }
-            Comparison {
-                diff,
-                se: prior_sigma * (1.0 / m + 1.0 / n).sqrt(),
-                df: prior_df,
-                method: Method::Prior,
-            }
-        }
-    };
-    Ok(c)
 }
 
 fn t_dist(df: f64) -> StudentsT {
@@ -210,36 +104,6 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
     q
 }
 
-impl Comparison {
-    /// One-sided p-value of "current is larger than baseline" (H0: diff ≤ 0).
-    pub fn p_larger(&self) -> f64 {
-        t_sf(self.t(), self.df)
-    }
-
-    /// One-sided p-value of "current is smaller than baseline" (H0: diff ≥ 0).
-    pub fn p_smaller(&self) -> f64 {
-        t_sf(-self.t(), self.df)
-    }
-
-    fn t(&self) -> f64 {
-        if self.se > 0.0 {
-            self.diff / self.se
-        } else if self.diff > 0.0 {
-            f64::INFINITY
-        } else if self.diff < 0.0 {
-            f64::NEG_INFINITY
-        } else {
-            0.0
-        }
-    }
-
-    /// Two-sided interval of the log difference at level 1 − 2·`alpha` (each tail `alpha`).
-    pub fn interval(&self, alpha: f64) -> (f64, f64) {
-        let q = t_quantile(1.0 - alpha, self.df) * self.se;
-        (self.diff - q, self.diff + q)
-    }
-}
-
 /// A log difference as a percent change: (e^d − 1) × 100.
 pub fn pct(d: f64) -> f64 {
     d.exp_m1() * 100.0
@@ -265,6 +129,160 @@ pub fn holm(p: &[f64]) -> Vec<f64> {
     out
 }
 
+/// The variance of one launch's log value, shrunk toward a prior: `prior_sd²` worth `prior_df`
+/// degrees of freedom, combined with `ss` (sum of squared deviations) on `nu` degrees of
+/// freedom. Returns (variance, degrees of freedom); `None` when both weigh nothing.
+pub fn shrunk_variance(ss: f64, nu: f64, prior_sd: f64, prior_df: f64) -> Option<(f64, f64)> {
+    let df = prior_df + nu;
+    if df <= 0.0 {
+        return None;
+    }
+    Some(((prior_df * prior_sd * prior_sd + ss) / df, df))
+}
+
+/// Candidate minus baseline on the log scale, oriented so that a positive `worse` is worse for
+/// the metric (slower latency, lower throughput), with its standard error and the degrees of
+/// freedom of its t reference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Shift {
+    /// Oriented difference: > 0 is worse.
+    pub worse: f64,
+    pub se: f64,
+    pub df: f64,
+}
+
+impl Shift {
+    /// One-sided p-value of H0 "worse by at most `lim`" (the shifted null): small when the
+    /// evidence says the change is worse than the tolerance.
+    pub fn p_worse_than(&self, lim: f64) -> f64 {
+        t_sf(self.z(self.worse - lim), self.df)
+    }
+
+    /// One-sided p-value of H0 "better by at most `lim`": small when the evidence says the
+    /// change is better than the tolerance.
+    pub fn p_better_than(&self, lim: f64) -> f64 {
+        t_sf(self.z(-self.worse - lim), self.df)
+    }
+
+    /// The upper confidence bound of `worse` at one-sided level `alpha`: a `pass` needs it
+    /// below the tolerance (non-inferiority).
+    pub fn upper(&self, alpha: f64) -> f64 {
+        self.worse + t_quantile(1.0 - alpha, self.df) * self.se
+    }
+
+    /// The lower confidence bound of `worse` at one-sided level `alpha`.
+    pub fn lower(&self, alpha: f64) -> f64 {
+        self.worse - t_quantile(1.0 - alpha, self.df) * self.se
+    }
+
+    fn z(&self, x: f64) -> f64 {
+        if self.se > 0.0 {
+            x / self.se
+        } else if x > 0.0 {
+            f64::INFINITY
+        } else if x < 0.0 {
+            f64::NEG_INFINITY
+        } else {
+            0.0
+        }
+    }
+}
+
+/// The α spent by look `t` (information fraction in (0, 1]) under the Lan–DeMets spending
+/// function of Pocock type, α·ln(1 + (e − 1)·t): it spends early, so a sequential check can stop
+/// at its first look when the answer is clear.
+pub fn pocock_spent(alpha: f64, t: f64) -> f64 {
+    alpha * (1.0 + (std::f64::consts::E - 1.0) * t.clamp(0.0, 1.0)).ln()
+}
+
+/// The level of look `k` (1-based) of `looks` planned equally spaced looks: the α spent between
+/// look k − 1 and look k. Testing each look at its own increment keeps the error rate over all
+/// looks at most α (a union bound; the correlation between looks only makes it smaller).
+pub fn look_alpha(alpha: f64, k: u32, looks: u32) -> f64 {
+    let looks = looks.max(1);
+    let k = k.clamp(1, looks);
+    let t = |i: u32| f64::from(i) / f64::from(looks);
+    pocock_spent(alpha, t(k)) - pocock_spent(alpha, t(k - 1))
+}
+
+/// The median of `xs` (NaN-free); `None` when empty.
+pub fn median(xs: &[f64]) -> Option<f64> {
+    if xs.is_empty() {
+        return None;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+/// The median absolute deviation, scaled by 1.4826 to estimate a normal standard deviation.
+pub fn mad(xs: &[f64]) -> Option<f64> {
+    let m = median(xs)?;
+    let dev: Vec<f64> = xs.iter().map(|x| (x - m).abs()).collect();
+    median(&dev).map(|d| 1.482_602_218_505_602 * d)
+}
+
+/// Indices of values further than `k` robust standard deviations (MAD) from the median. Needs
+/// at least 5 values (fewer cannot tell an outlier from the spread); a zero MAD flags nothing.
+pub fn outliers(xs: &[f64], k: f64) -> Vec<usize> {
+    if xs.len() < 5 {
+        return Vec::new();
+    }
+    let (Some(m), Some(s)) = (median(xs), mad(xs)) else {
+        return Vec::new();
+    };
+    if s <= 0.0 {
+        return Vec::new();
+    }
+    (0..xs.len())
+        .filter(|&i| (xs[i] - m).abs() > k * s)
+        .collect()
+}
+
+/// Why no number of candidate launches is given for an open row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotDecidable {
+    /// Even endless candidate launches would not do: the baseline needs more launches.
+    BaselineTooShort,
+    /// It would take more than the cap.
+    MoreThan(u32),
+}
+
+/// The fewest launches of the candidate (the baseline keeping its `n_base`) that would likely
+/// decide a row whose true oriented shift is `worse`, launch noise `sd` (`df` degrees of
+/// freedom), against the limit `lim`: enough that the distance to the limit exceeds the test's
+/// critical value plus one standard error (about 84 % chance to decide).
+pub fn launches_needed(
+    worse: f64,
+    lim: f64,
+    sd: f64,
+    n_base: usize,
+    df: f64,
+    alpha: f64,
+    cap: u32,
+) -> Result<u32, NotDecidable> {
+    let gap = (lim - worse).abs();
+    if sd <= 0.0 {
+        return Ok(1);
+    }
+    let need = (t_quantile(1.0 - alpha, df) + 1.0) * sd;
+    // gap ≥ need · √(1/n_base + 1/n)  ⇔  1/n ≤ (gap/need)² − 1/n_base
+    let room = (gap / need).powi(2) - 1.0 / n_base.max(1) as f64;
+    if room <= 0.0 {
+        return Err(NotDecidable::BaselineTooShort);
+    }
+    let n = (1.0 / room).ceil().max(1.0);
+    if n > f64::from(cap) {
+        return Err(NotDecidable::MoreThan(cap));
+    }
+    Ok(n as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,49 +291,19 @@ mod tests {
         assert!((a - b).abs() <= tol, "{a} vs {b} (tol {tol})");
     }
 
-    // Welch's t-test, example 1 of the Wikipedia article "Welch's t-test":
-    // t = −2.46, ν ≈ 25.0, two-sided p = 0.021.
-    const A1: [f64; 15] = [
-        27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1, 21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4,
-    ];
-    const A2: [f64; 15] = [
-        27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0, 24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4,
-    ];
-
     #[test]
-    fn welch_matches_textbook_example() {
-        let (a, b) = (LogSummary::of_logs(&A1), LogSummary::of_logs(&A2));
-        let (t, df) = welch(&b, &a);
-        close(t, -2.46, 0.005);
-        close(df, 25.0, 0.05);
-        let p = 2.0 * t_sf(t.abs(), df);
-        close(p, 0.021, 0.0005);
-        // The same through `compare` with no prior: identical numbers.
-        let c = compare(&b, &a, 0.0, 0.0).unwrap();
-        assert_eq!(c.method, Method::Welch);
-        close(c.diff / c.se, t, 1e-12);
-        close(c.df, df, 1e-9);
-    }
-
-    #[test]
-    fn welch_golden_digits() {
-        // Pinned from the closed forms (checked independently by numeric integration).
-        let (a, b) = (LogSummary::of_logs(&A1), LogSummary::of_logs(&A2));
-        close(a.mean, 20.82, 1e-12);
-        close(b.mean, 22.986_666_666_666_667, 1e-12);
-        close(a.var, 7.867_428_571_428_573, 1e-9);
-        close(b.var, 3.812_666_666_666_668, 1e-9);
-        let (t, df) = welch(&a, &b);
-        close(t, 2.455_356_398_286_006, 1e-9);
-        close(df, 24.988_529_290_231_42, 1e-8);
-        close(2.0 * t_sf(t, df), 0.021_377_997, 1e-6);
-    }
-
-    #[test]
-    fn t_quantiles_match_tables() {
+    fn t_quantiles_match_scipy() {
+        // scipy.stats.t.ppf / t.sf / norm.ppf
         close(t_quantile(0.975, 10.0), 2.228_138_851_986_27, 1e-9);
         close(t_quantile(0.95, 1.0), 6.313_751_514_675_04, 1e-8);
-        close(t_quantile(0.95, f64::INFINITY), 1.644_853_626_951_47, 1e-9);
+        close(t_quantile(0.95, 4.0), 2.131_846_786_326_649_5, 1e-9);
+        close(t_quantile(0.99, 7.5), 2.943_099_323_406_721, 1e-8);
+        close(
+            t_quantile(0.975, f64::INFINITY),
+            1.959_963_984_540_054,
+            1e-9,
+        );
+        close(t_sf(2.0, 6.0), 0.046_213_155_765_837_56, 1e-12);
         close(t_sf(2.228_138_851_986_27, 10.0), 0.025, 1e-10);
     }
 
@@ -331,42 +319,106 @@ mod tests {
         assert!(holm(&[]).is_empty());
     }
 
+    /// A worked example, every number from numpy/scipy:
+    /// baseline launches 100, 104, 98, 101, 99.5; candidate 90, 92, 91.5 (a throughput);
+    /// prior sd 0.03 worth 4 df; tolerance 5 % (lim = −ln 0.95).
     #[test]
-    fn prediction_interval_for_one_new_run() {
-        // Baseline runs 1, 2, 3 (sd 1); one new run: se = sd·√(1 + 1/3), df = 2.
-        let b = LogSummary::of_logs(&[1.0, 2.0, 3.0]);
-        let c = LogSummary::of_logs(&[4.0]);
-        let cmp = compare(&b, &c, 0.0, 0.0).unwrap();
-        assert_eq!(cmp.method, Method::Prediction);
-        close(cmp.se, (4.0f64 / 3.0).sqrt(), 1e-12);
-        assert_eq!(cmp.df, 2.0);
-        let (lo, hi) = cmp.interval(0.025);
+    fn shifted_test_matches_scipy() {
+        let b = LogSummary::of(&[100.0, 104.0, 98.0, 101.0, 99.5]).unwrap();
+        let c = LogSummary::of(&[90.0, 92.0, 91.5]).unwrap();
+        let ss = b.var * 4.0 + c.var * 2.0;
+        let (var, df) = shrunk_variance(ss, 6.0, 0.03, 4.0).unwrap();
+        close(var, 0.000_581_776_847_985_963_2, 1e-15);
+        assert_eq!(df, 10.0);
+        let se = (var * (1.0 / 5.0 + 1.0 / 3.0)).sqrt();
+        close(se, 0.017_614_794_508_949_393, 1e-14);
+        let s = Shift {
+            worse: -(c.mean - b.mean),
+            se,
+            df,
+        };
+        close(s.worse, 0.097_315_605_074_242_3, 1e-14);
+        let lim = -(0.95f64).ln();
+        // scipy.stats.t.sf((w − lim)/se, 10)
+        close(s.p_worse_than(lim), 0.012_960_034_812_410_755, 1e-10);
+        // w + t.ppf(0.95, 10)·se
+        close(s.upper(0.05), 0.129_241_735_308_029_65, 1e-10);
+        close(s.lower(0.05), 2.0 * s.worse - s.upper(0.05), 1e-12);
+        // Better-than is the mirror image.
+        let m = Shift {
+            worse: -s.worse,
+            ..s
+        };
+        close(m.p_better_than(lim), s.p_worse_than(lim), 1e-15);
+    }
+
+    #[test]
+    fn shrinkage_weighs_prior_and_data() {
+        assert_eq!(shrunk_variance(0.0, 0.0, 0.1, 0.0), None);
+        let (v, df) = shrunk_variance(0.0, 0.0, 0.1, 3.0).unwrap();
+        close(v, 0.01, 1e-15);
+        assert_eq!(df, 3.0);
+        // 8 df of data at variance 0.04 against 2 df of prior at 0.01: (0.02 + 0.32) / 10.
+        let (v, df) = shrunk_variance(0.32, 8.0, 0.1, 2.0).unwrap();
+        close(v, 0.034, 1e-15);
+        assert_eq!(df, 10.0);
+    }
+
+    #[test]
+    fn pocock_spending_matches_closed_form() {
+        // α·ln(1 + (e − 1)·t) for α = 0.05, from numpy.
         close(
-            hi - cmp.diff,
-            4.302_652_729_911 * (4.0f64 / 3.0).sqrt(),
-            1e-6,
+            pocock_spent(0.05, 1.0 / 3.0),
+            0.022_641_621_263_197_066,
+            1e-15,
         );
-        close(cmp.diff - lo, hi - cmp.diff, 1e-12);
+        close(
+            pocock_spent(0.05, 2.0 / 3.0),
+            0.038_169_125_769_507_07,
+            1e-15,
+        );
+        close(pocock_spent(0.05, 1.0), 0.05, 1e-15);
+        let parts: Vec<f64> = (1..=3).map(|k| look_alpha(0.05, k, 3)).collect();
+        close(parts[0], 0.022_641_621_263_197_066, 1e-15);
+        close(parts.iter().sum::<f64>(), 0.05, 1e-15);
+        assert!(parts.iter().all(|p| *p > 0.0));
+        // One planned look: the whole α.
+        close(look_alpha(0.01, 1, 1), 0.01, 1e-15);
     }
 
     #[test]
-    fn one_run_a_side_uses_the_prior() {
-        let b = LogSummary::of(&[100.0]).unwrap();
-        let c = LogSummary::of(&[80.0]).unwrap();
-        let cmp = compare(&b, &c, 0.02, 30.0).unwrap();
-        assert_eq!(cmp.method, Method::Prior);
-        close(cmp.se, 0.02 * 2f64.sqrt(), 1e-15);
-        assert_eq!(cmp.df, 30.0);
-        assert!(cmp.p_smaller() < 1e-7, "{}", cmp.p_smaller());
-        assert_eq!(compare(&b, &c, 0.02, 0.0), Err(StatsError::NoVariance));
+    fn robust_location_and_scale_match_scipy() {
+        let x = [1.0, 1.1, 0.9, 1.05, 3.0];
+        assert_eq!(median(&x), Some(1.05));
+        // scipy.stats.median_abs_deviation(x, scale='normal')
+        close(mad(&x).unwrap(), 0.074_130_110_925_280_16, 1e-12);
+        assert_eq!(outliers(&x, 4.0), vec![4]);
+        assert!(
+            outliers(&x[..4], 4.0).is_empty(),
+            "fewer than 5 values flag nothing"
+        );
+        assert_eq!(median(&[2.0, 1.0]), Some(1.5));
+        assert_eq!(median(&[]), None);
     }
 
     #[test]
-    fn moderation_pulls_towards_the_prior() {
-        let s = LogSummary::of_logs(&[0.0, 0.0, 0.0]);
-        let (v, df) = moderated(&s, 0.1, 2.0);
-        close(v, 0.005, 1e-15);
-        assert_eq!(df, 4.0);
+    fn launches_needed_grows_as_the_change_nears_the_tolerance() {
+        let lim = (1.05f64).ln();
+        let far = launches_needed(0.0, lim, 0.02, 8, 20.0, 0.05, 100).unwrap();
+        let near = launches_needed(0.02, lim, 0.02, 8, 20.0, 0.05, 100).unwrap();
+        assert!(near > far, "{near} vs {far}");
+        // The baseline alone is too short: even endless candidate launches do not decide.
+        assert_eq!(
+            launches_needed(0.0, lim, 0.1, 2, 20.0, 0.05, 1000),
+            Err(NotDecidable::BaselineTooShort)
+        );
+        assert_eq!(
+            launches_needed(0.045, lim, 0.02, 1000, 20.0, 0.05, 10),
+            Err(NotDecidable::MoreThan(10))
+        );
+        // scipy: (t.ppf(.95, 20) + 1)·0.02 = 0.054494; gap ln 1.05 = 0.048790;
+        // (gap/need)² − 1/8 = 0.67661 → 1/0.67661 = 1.478 → 2 launches.
+        assert_eq!(far, 2);
     }
 
     #[test]
@@ -376,14 +428,5 @@ mod tests {
             Err(StatsError::NonPositive(0.0))
         );
         assert_eq!(LogSummary::of(&[]), Err(StatsError::Empty));
-    }
-
-    #[test]
-    fn zero_spread_is_handled() {
-        let s = LogSummary::of_logs(&[1.0, 1.0]);
-        let c = compare(&s, &s, 0.0, 0.0).unwrap();
-        assert_eq!(c.p_larger(), 0.5);
-        let d = LogSummary::of_logs(&[2.0, 2.0]);
-        assert_eq!(compare(&s, &d, 0.0, 0.0).unwrap().p_larger(), 0.0);
     }
 }

@@ -1,12 +1,15 @@
 //! From records to a [`Report`]: match baseline and current runs by model and scenario id,
-//! compare every listed metric with the statistics in [`super::stats`], control the family-wise
-//! false-alarm rate with Holm across all gated rows, apply the success-rate rule, and derive
-//! the top verdict. Deterministic: the same inputs give the same rows in the same order.
+//! group them by engine launch, compare every listed metric per row (launch values on the log
+//! scale, the row's own noise from [`super::noise`]), add one engine-wide test per metric and
+//! model, test "worse than the tolerance" with Holm across the gated tests at this look's share of
+//! α, pass what is shown within the tolerance, apply the success-rate rule, and derive the top
+//! verdict. Deterministic: the same inputs give the same rows in the same order.
 
 use std::collections::BTreeMap;
 
 use super::config::GateConfig;
-use super::stats::{self, Comparison, LogSummary};
+use super::noise::{self, Launches};
+use super::stats::{self, NotDecidable, Shift, StatsError};
 use super::{Counts, Report, Row, Side, TopVerdict, Verdict};
 use crate::record::{Direction, ScenarioResult};
 
@@ -22,6 +25,9 @@ pub struct ScenarioError {
 
 /// The metric name used for a whole-scenario `error` row.
 pub const SCENARIO_ROW: &str = "*";
+
+/// The scenario name of an engine-wide test's row.
+pub const ENGINE_WIDE: &str = "(engine-wide)";
 
 type Key = (String, String);
 
@@ -40,14 +46,21 @@ fn group<'a>(
     }
 }
 
-/// A row before the multiple-comparison step.
-struct Pending {
-    row: Row,
-    cmp: Option<Comparison>,
-    /// The comparison's interval of the log difference.
-    interval: (f64, f64),
-    /// A verdict fixed without a test (rules, missing, errors).
-    fixed: Option<Verdict>,
+/// A row's test, kept until the multiple-comparison step decides every tested row at once.
+struct Tested {
+    /// Index of the row in the report.
+    row: usize,
+    shift: Shift,
+    /// The tolerance as an oriented log distance: worse beyond `lim_worse` regresses, better
+    /// beyond `lim_better` improves.
+    lim_worse: f64,
+    lim_better: f64,
+    /// A `pass` needs the bound of "worse" below this: the row's own tolerance. For an
+    /// engine-wide test it is the metric's row tolerance, not its (smaller) engine-wide one,
+    /// which only sets what regresses.
+    lim_pass: f64,
+    /// Baseline launches (for the launches-needed estimate).
+    n_base: usize,
 }
 
 fn blank(model: &str, scenario: &str, metric: &str, cfg: &GateConfig) -> Row {
@@ -66,27 +79,47 @@ fn blank(model: &str, scenario: &str, metric: &str, cfg: &GateConfig) -> Row {
         p_value: None,
         n_baseline: 0,
         n_current: 0,
+        launches: None,
+        noise: None,
+        launches_needed: None,
         verdict: Verdict::Inconclusive,
         note: None,
     }
+}
+
+/// A row without a metric: the whole scenario errored or is missing on one side.
+fn scenario_row(model: &str, scenario: &str, cfg: &GateConfig, note: String) -> Row {
+    let mut row = blank(model, scenario, SCENARIO_ROW, cfg);
+    row.gated = true;
+    row.tolerance_pct = None;
+    row.note = Some(note);
+    row
 }
 
 fn values(recs: &[&ScenarioResult], metric: &str) -> Vec<f64> {
     recs.iter().filter_map(|r| r.metric(metric)).collect()
 }
 
-/// The central value shown: the run itself, or the geometric mean of several runs (the
-/// arithmetic mean when a value is not positive).
-fn center(v: &[f64]) -> Option<f64> {
-    match v {
-        [] => None,
-        [one] => Some(*one),
-        _ => LogSummary::of(v).ok().map(|s| s.center()).or(mean(v)),
+fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+/// The tolerance of a metric as oriented log distances (worse, better). The tolerance keeps
+/// the meaning the tables show: a throughput is worse beyond −δ, a latency beyond +δ.
+fn limits(direction: Direction, tol_pct: f64) -> (f64, f64) {
+    let t = tol_pct / 100.0;
+    match direction {
+        Direction::Higher => (-(-t).ln_1p(), t.ln_1p()),
+        Direction::Lower => (t.ln_1p(), -(-t).ln_1p()),
     }
 }
 
-fn mean(v: &[f64]) -> Option<f64> {
-    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+/// +1 when a larger log value is worse (latencies), −1 when it is better (throughputs).
+fn orientation(direction: Direction) -> f64 {
+    match direction {
+        Direction::Lower => 1.0,
+        Direction::Higher => -1.0,
+    }
 }
 
 /// `failed` above the baseline's, or fewer completions than asked for (and than the baseline
@@ -124,6 +157,188 @@ fn success_rule(row: &mut Row, base: &[&ScenarioResult], cur: &[&ScenarioResult]
     Verdict::Pass
 }
 
+/// Everything a check compares, grouped: (model, scenario) keys in report order (models
+/// together, first-seen order) and each side's records per key.
+struct Grouped<'a> {
+    order: Vec<Key>,
+    base: BTreeMap<Key, Vec<&'a ScenarioResult>>,
+    cur: BTreeMap<Key, Vec<&'a ScenarioResult>>,
+}
+
+impl<'a> Grouped<'a> {
+    fn new(
+        baseline: &'a [ScenarioResult],
+        current: &'a [ScenarioResult],
+        errors: &[ScenarioError],
+    ) -> Grouped<'a> {
+        let mut order = Vec::new();
+        let (mut base, mut cur) = (BTreeMap::new(), BTreeMap::new());
+        group(baseline, &mut order, &mut base);
+        group(current, &mut order, &mut cur);
+        for e in errors {
+            let key = (e.model.clone(), e.scenario.clone());
+            if !order.contains(&key) {
+                order.push(key);
+            }
+        }
+        let mut models: Vec<&str> = Vec::new();
+        for (m, _) in &order {
+            if !models.contains(&m.as_str()) {
+                models.push(m);
+            }
+        }
+        let order = models
+            .iter()
+            .flat_map(|m| order.iter().filter(move |(om, _)| om == m).cloned())
+            .collect();
+        Grouped { order, base, cur }
+    }
+}
+
+/// One metric of one scenario: the row, and its test when one can be made.
+fn metric_row(
+    key: &Key,
+    metric: &str,
+    b: &[&ScenarioResult],
+    c: &[&ScenarioResult],
+    cfg: &GateConfig,
+) -> Option<(Row, Option<(Shift, usize)>)> {
+    let mut row = blank(&key.0, &key.1, metric, cfg);
+    let (bv, cv) = (values(b, metric), values(c, metric));
+    row.n_baseline = bv.len();
+    row.n_current = cv.len();
+    if bv.is_empty() && cv.is_empty() {
+        return None; // never measured on either side: nothing to show
+    }
+    if metric == "success_rate" {
+        row.verdict = success_rule(&mut row, b, c);
+        return Some((row, None));
+    }
+    let fixed = |mut row: Row, v: Verdict, note: String| {
+        row.verdict = v;
+        row.note = Some(note);
+        Some((row, None))
+    };
+    if bv.is_empty() {
+        return fixed(row, Verdict::Missing, "metric not in the baseline".into());
+    }
+    if cv.is_empty() {
+        return fixed(row, Verdict::Missing, "metric not in the results".into());
+    }
+    let rule = cfg.rule(metric);
+    let (bl, cl) = match (Launches::of(b, metric), Launches::of(c, metric)) {
+        (Ok(bl), Ok(cl)) => (bl, cl),
+        (Err(e), _) | (_, Err(e)) => {
+            let dropped = rule.direction == Direction::Higher
+                && bv.iter().all(|v| *v > 0.0)
+                && cv.iter().all(|v| *v == 0.0);
+            if dropped {
+                row.change_pct = Some(-100.0);
+                return fixed(row, Verdict::Regressed, "dropped to zero".into());
+            }
+            return fixed(row, Verdict::Inconclusive, e.to_string());
+        }
+    };
+    row.baseline = Some(bl.mean().exp());
+    row.current = Some(cl.mean().exp());
+    row.launches = Some([bl.n(), cl.n()]);
+    let Some(noise) = noise::estimate(&[&bl, &cl], rule.noise_pct / 100.0, cfg.prior_df()) else {
+        return fixed(
+            row,
+            Verdict::Inconclusive,
+            StatsError::NoVariance.to_string(),
+        );
+    };
+    let d = cl.mean() - bl.mean();
+    let shift = Shift {
+        worse: orientation(rule.direction) * d,
+        se: noise.sd() * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64).sqrt(),
+        df: noise.df,
+    };
+    row.change_pct = Some(stats::pct(d));
+    row.noise = Some(noise);
+    Some((row, Some((shift, bl.n()))))
+}
+
+/// The engine-wide test of one metric over one model's scenarios: each launch's
+/// precision-weighted mean log value over the scenarios (centred on the baseline), compared
+/// between the sides like a row. Launches are matched across scenarios by their key, so a launch
+/// effect shared by every scenario counts once, as it should. Needs ≥ 2 scenarios and a launch
+/// on each side that ran all of them.
+fn engine_wide_row(
+    model: &str,
+    metric: &str,
+    scenarios: &[(&[&ScenarioResult], &[&ScenarioResult])],
+    cfg: &GateConfig,
+) -> Option<(Row, Shift, usize)> {
+    let rule = cfg.rule(metric);
+    let mut sides: Vec<(Launches, Launches, f64)> = Vec::new();
+    for (b, c) in scenarios {
+        let (Ok(bl), Ok(cl)) = (Launches::of(b, metric), Launches::of(c, metric)) else {
+            continue;
+        };
+        let noise = noise::estimate(&[&bl, &cl], rule.noise_pct / 100.0, cfg.prior_df())?;
+        sides.push((bl, cl, 1.0 / (noise.sd() * noise.sd()).max(1e-12)));
+    }
+    if sides.len() < 2 {
+        return None;
+    }
+    let wsum: f64 = sides.iter().map(|s| s.2).sum();
+    // One side's launches that ran every scenario, as weighted means of (value − baseline mean).
+    let combine = |pick: &dyn Fn(&(Launches, Launches, f64)) -> &Launches| -> Vec<f64> {
+        let first = pick(&sides[0]);
+        let mut out = Vec::new();
+        for key in &first.keys {
+            let mut z = 0.0;
+            let mut complete = true;
+            for s in &sides {
+                let l = pick(s);
+                match l.keys.iter().position(|k| k == key) {
+                    Some(i) => z += s.2 * (l.values[i] - s.0.mean()),
+                    None => complete = false,
+                }
+            }
+            if complete {
+                out.push(z / wsum);
+            }
+        }
+        out
+    };
+    let (zb, zc) = (combine(&|s| &s.0), combine(&|s| &s.1));
+    if zb.is_empty() || zc.is_empty() {
+        return None;
+    }
+    let as_launches = |z: Vec<f64>, has_ids: bool| Launches {
+        keys: (0..z.len()).map(|i| i.to_string()).collect(),
+        runs: z.iter().map(|v| vec![*v]).collect(),
+        values: z,
+        has_ids,
+    };
+    let ids = |f: fn(&(Launches, Launches, f64)) -> bool| sides.iter().all(f);
+    let (bl, cl) = (
+        as_launches(zb, ids(|s| s.0.has_ids)),
+        as_launches(zc, ids(|s| s.1.has_ids)),
+    );
+    // The prior: what the rows' own noise implies for the weighted mean if scenarios were
+    // independent.
+    let noise = noise::estimate(&[&bl, &cl], (1.0 / wsum).sqrt(), cfg.prior_df())?;
+    let d = cl.mean() - bl.mean();
+    let shift = Shift {
+        worse: orientation(rule.direction) * d,
+        se: noise.sd() * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64).sqrt(),
+        df: noise.df,
+    };
+    let mut row = blank(model, ENGINE_WIDE, metric, cfg);
+    row.gated = true;
+    row.tolerance_pct = Some(rule.engine_tolerance_pct);
+    row.change_pct = Some(stats::pct(d));
+    row.launches = Some([bl.n(), cl.n()]);
+    row.n_baseline = scenarios.iter().map(|s| values(s.0, metric).len()).sum();
+    row.n_current = scenarios.iter().map(|s| values(s.1, metric).len()).sum();
+    row.noise = Some(noise);
+    Some((row, shift, bl.n()))
+}
+
 /// Compare `current` records with `baseline` records under `cfg`.
 pub fn evaluate(
     baseline: &[ScenarioResult],
@@ -134,170 +349,79 @@ pub fn evaluate(
     mut base_side: Side,
     mut cur_side: Side,
 ) -> Report {
-    let mut order = Vec::new();
-    let (mut bmap, mut cmap) = (BTreeMap::new(), BTreeMap::new());
-    group(baseline, &mut order, &mut bmap);
-    group(current, &mut order, &mut cmap);
-    for e in errors {
-        let key = (e.model.clone(), e.scenario.clone());
-        if !order.contains(&key) {
-            order.push(key);
-        }
-    }
-    // Keep models together, in first-seen order.
-    let mut models: Vec<&str> = Vec::new();
-    for (m, _) in &order {
-        if !models.contains(&m.as_str()) {
-            models.push(m);
-        }
-    }
-    let order: Vec<Key> = models
-        .iter()
-        .flat_map(|m| order.iter().filter(move |(om, _)| om == m).cloned())
-        .collect();
-
+    let g = Grouped::new(baseline, current, errors);
     let metrics = cfg.metric_list();
     let empty = Vec::new();
-    let pooled = pooled_noise(&bmap, &cmap, &metrics);
-    let mut pending: Vec<Pending> = Vec::new();
-    for key in &order {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut tested: Vec<Tested> = Vec::new();
+    let mut push = |rows: &mut Vec<Row>, row: Row, test: Option<(Shift, usize)>| {
+        if let Some((shift, n_base)) = test {
+            let (lim_worse, lim_better) = limits(row.direction, row.tolerance_pct.unwrap_or(0.0));
+            let lim_pass = limits(row.direction, cfg.rule(&row.metric).tolerance_pct).0;
+            tested.push(Tested {
+                row: rows.len(),
+                shift,
+                lim_worse,
+                lim_better,
+                lim_pass,
+                n_base,
+            });
+        }
+        rows.push(row);
+    };
+    // Scenarios of each model that both sides measured, for the engine-wide tests.
+    let mut compared: BTreeMap<&str, Vec<&Key>> = BTreeMap::new();
+    for key in &g.order {
         let (model, scenario) = key;
-        let b = bmap.get(key).unwrap_or(&empty);
-        let c = cmap.get(key).unwrap_or(&empty);
+        let b = g.base.get(key).unwrap_or(&empty);
+        let c = g.cur.get(key).unwrap_or(&empty);
         if let Some(e) = errors
             .iter()
             .find(|e| &e.model == model && &e.scenario == scenario)
         {
-            let mut row = blank(model, scenario, SCENARIO_ROW, cfg);
-            row.gated = true;
-            row.tolerance_pct = None;
+            let mut row = scenario_row(model, scenario, cfg, e.message.clone());
             row.n_baseline = b.len();
-            row.note = Some(e.message.clone());
-            pending.push(Pending {
-                row,
-                cmp: None,
-                interval: (0.0, 0.0),
-                fixed: Some(Verdict::Error),
-            });
+            row.verdict = Verdict::Error;
+            rows.push(row);
             continue;
         }
         if b.is_empty() || c.is_empty() {
-            let mut row = blank(model, scenario, SCENARIO_ROW, cfg);
-            row.gated = true;
-            row.tolerance_pct = None;
+            let mut row = scenario_row(
+                model,
+                scenario,
+                cfg,
+                if b.is_empty() {
+                    "scenario not in the baseline".into()
+                } else {
+                    "scenario not in the results".into()
+                },
+            );
             row.n_baseline = b.len();
             row.n_current = c.len();
-            row.note = Some(if b.is_empty() {
-                "scenario not in the baseline".into()
-            } else {
-                "scenario not in the results".into()
-            });
-            pending.push(Pending {
-                row,
-                cmp: None,
-                interval: (0.0, 0.0),
-                fixed: Some(Verdict::Missing),
-            });
+            row.verdict = Verdict::Missing;
+            rows.push(row);
             continue;
         }
+        compared.entry(model.as_str()).or_default().push(key);
         for metric in &metrics {
-            let mut row = blank(model, scenario, metric, cfg);
-            let (bv, cv) = (values(b, metric), values(c, metric));
-            row.n_baseline = bv.len();
-            row.n_current = cv.len();
-            if bv.is_empty() && cv.is_empty() {
-                continue; // never measured on either side: nothing to show
+            if let Some((row, test)) = metric_row(key, metric, b, c, cfg) {
+                push(&mut rows, row, test);
             }
-            row.baseline = center(&bv);
-            row.current = center(&cv);
-            let missing = |row: &mut Row, note: &str| {
-                row.note = Some(note.into());
-                Some(Verdict::Missing)
-            };
-            let fixed = if metric == "success_rate" {
-                Some(success_rule(&mut row, b, c))
-            } else if bv.is_empty() {
-                missing(&mut row, "metric not in the baseline")
-            } else if cv.is_empty() {
-                missing(&mut row, "metric not in the results")
-            } else {
-                None
-            };
-            if fixed.is_some() {
-                pending.push(Pending {
-                    row,
-                    cmp: None,
-                    interval: (0.0, 0.0),
-                    fixed,
-                });
-                continue;
-            }
-            let rule = cfg.rule(metric);
-            let sides = (LogSummary::of(&bv), LogSummary::of(&cv));
-            let (bs, cs) = match sides {
-                (Ok(bs), Ok(cs)) => (bs, cs),
-                (Err(e), _) | (_, Err(e)) => {
-                    let dropped = rule.direction == Direction::Higher
-                        && bv.iter().all(|v| *v > 0.0)
-                        && cv.iter().all(|v| *v == 0.0);
-                    row.note = Some(if dropped {
-                        "dropped to zero".into()
-                    } else {
-                        e.to_string()
-                    });
-                    if dropped {
-                        row.change_pct = Some(-100.0);
-                    }
-                    let v = if dropped {
-                        Verdict::Regressed
-                    } else {
-                        Verdict::Inconclusive
-                    };
-                    pending.push(Pending {
-                        row,
-                        cmp: None,
-                        interval: (0.0, 0.0),
-                        fixed: Some(v),
-                    });
-                    continue;
-                }
-            };
-            // The noise prior: pooled from this check's own repeated runs when they give
-            // enough degrees of freedom, else the configured prior.
-            // Both sides lean on the same pool, so each gets half its degrees of freedom: the
-            // combined t reference then has about the pool's, not twice as many.
-            let (sigma, sigma_df) = match pooled.get(metric.as_str()) {
-                Some(&(var, df)) if df >= MIN_POOLED_DF => (var.sqrt(), df / 2.0),
-                _ => (rule.noise_pct / 100.0, cfg.prior_df()),
-            };
-            match stats::compare(&bs, &cs, sigma, sigma_df) {
-                Ok(cmp) => {
-                    row.change_pct = Some(stats::pct(cmp.diff));
-                    let (lo, hi) = cmp.interval(cfg.equivalence_alpha());
-                    row.interval = Some([stats::pct(lo), stats::pct(hi)]);
-                    row.note = Some(cmp.method.describe().into());
-                    pending.push(Pending {
-                        row,
-                        cmp: Some(cmp),
-                        interval: (lo, hi),
-                        fixed: None,
-                    });
-                }
-                Err(e) => {
-                    row.note = Some(e.to_string());
-                    pending.push(Pending {
-                        row,
-                        cmp: None,
-                        interval: (0.0, 0.0),
-                        fixed: Some(Verdict::Inconclusive),
-                    });
-                }
+        }
+    }
+    for (model, keys) in &compared {
+        let scen: Vec<(&[&ScenarioResult], &[&ScenarioResult])> = keys
+            .iter()
+            .map(|k| (g.base[*k].as_slice(), g.cur[*k].as_slice()))
+            .collect();
+        for metric in cfg.engine_wide_list() {
+            if let Some((row, shift, n_base)) = engine_wide_row(model, &metric, &scen, cfg) {
+                push(&mut rows, row, Some((shift, n_base)));
             }
         }
     }
 
-    decide(&mut pending, cfg);
-    let rows: Vec<Row> = pending.into_iter().map(|p| p.row).collect();
+    decide(&mut rows, &tested, cfg);
     let counts = count(&rows);
     let verdict = top_verdict(&rows);
     fill_side(&mut base_side, baseline);
@@ -315,82 +439,77 @@ pub fn evaluate(
     }
 }
 
-/// Pooled run-to-run variances need at least this many degrees of freedom to replace the
-/// configured noise prior.
-pub const MIN_POOLED_DF: f64 = 10.0;
+/// Launches a side beyond which "likely decides" is not worth saying.
+const NEEDED_CAP: u32 = 50;
 
-/// Per metric: the run-to-run variance of the log value pooled over every side of every
-/// scenario with ≥ 2 runs, and its degrees of freedom (Σ (n − 1)).
-fn pooled_noise<'a>(
-    bmap: &BTreeMap<Key, Vec<&ScenarioResult>>,
-    cmap: &BTreeMap<Key, Vec<&ScenarioResult>>,
-    metrics: &'a [String],
-) -> BTreeMap<&'a str, (f64, f64)> {
-    let mut out = BTreeMap::new();
-    for metric in metrics {
-        let (mut ss, mut df) = (0.0, 0.0);
-        for recs in bmap.values().chain(cmap.values()) {
-            let v = values(recs, metric);
-            if v.len() < 2 {
-                continue;
-            }
-            if let Ok(s) = LogSummary::of(&v) {
-                ss += s.var * (s.n as f64 - 1.0);
-                df += s.n as f64 - 1.0;
-            }
-        }
-        if df > 0.0 {
-            out.insert(metric.as_str(), (ss / df, df));
-        }
-    }
-    out
-}
-
-/// Holm within the gated rows and, separately, within the shown rows; then the verdicts.
-fn decide(pending: &mut [Pending], cfg: &GateConfig) {
-    let alpha = cfg.alpha();
+/// Holm within the gated tests and, separately, within the shown ones; then every tested row's
+/// verdict: regressed (worse than δ, significant after Holm at this look's α), improved (the
+/// mirror image), pass (the one-sided bound of "worse" below δ), else inconclusive with the
+/// launches that would likely decide it.
+fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
+    let (alpha, alpha_eq) = (cfg.look_alpha(), cfg.look_equivalence_alpha());
     for gated in [true, false] {
-        let idx: Vec<usize> = (0..pending.len())
-            .filter(|&i| pending[i].row.gated == gated && pending[i].cmp.is_some())
+        let mine: Vec<&Tested> = tested
+            .iter()
+            .filter(|t| rows[t.row].gated == gated)
             .collect();
-        let badness = |p: &Pending| {
-            let c = p.cmp.expect("tested rows carry a comparison");
-            match p.row.direction {
-                Direction::Lower => (c.p_larger(), c.p_smaller()),
-                Direction::Higher => (c.p_smaller(), c.p_larger()),
-            }
-        };
-        let (worse, better): (Vec<f64>, Vec<f64>) =
-            idx.iter().map(|&i| badness(&pending[i])).unzip();
+        let worse: Vec<f64> = mine
+            .iter()
+            .map(|t| t.shift.p_worse_than(t.lim_worse))
+            .collect();
+        let better: Vec<f64> = mine
+            .iter()
+            .map(|t| t.shift.p_better_than(t.lim_better))
+            .collect();
         let (worse, better) = (stats::holm(&worse), stats::holm(&better));
-        for (k, &i) in idx.iter().enumerate() {
-            let p = &mut pending[i];
-            let cmp = p.cmp.expect("tested");
-            let tol = p.row.tolerance_pct.unwrap_or(0.0) / 100.0;
-            // Express everything as "higher is better" on the log scale. The tolerance keeps the
-            // meaning the tables show: a throughput is worse beyond −δ, a latency beyond +δ.
-            let (sign, worse_lim, better_lim) = match p.row.direction {
-                Direction::Higher => (1.0, (-tol).ln_1p(), tol.ln_1p()),
-                Direction::Lower => (-1.0, -tol.ln_1p(), -(-tol).ln_1p()),
-            };
-            let est = sign * cmp.diff;
-            let (lo, hi) = p.interval;
-            let worst_end = if sign > 0.0 { lo } else { -hi };
-            p.row.p_value = Some(worse[k]);
-            p.row.verdict = if worse[k] < alpha && est < worse_lim {
+        for (k, t) in mine.iter().enumerate() {
+            let row = &mut rows[t.row];
+            let s = t.shift;
+            let sign = orientation(row.direction);
+            let (lo, hi) = (s.lower(alpha_eq), s.upper(alpha_eq));
+            // The interval of the plain (unoriented) change.
+            let (a, b) = if sign > 0.0 { (lo, hi) } else { (-hi, -lo) };
+            row.interval = Some([stats::pct(a), stats::pct(b)]);
+            row.p_value = Some(worse[k]);
+            row.verdict = if worse[k] < alpha {
                 Verdict::Regressed
-            } else if better[k] < alpha && est > better_lim {
+            } else if better[k] < alpha {
                 Verdict::Improved
-            } else if worst_end > worse_lim {
+            } else if hi < t.lim_pass {
                 Verdict::Pass
             } else {
                 Verdict::Inconclusive
             };
-        }
-    }
-    for p in pending.iter_mut() {
-        if let Some(v) = p.fixed {
-            p.row.verdict = v;
+            let noise = row.noise.expect("a tested row has its noise");
+            let mut note = noise.describe();
+            if row.verdict == Verdict::Inconclusive {
+                // The nearer question decides first: pass (below the pass limit) or regress.
+                let lim = if s.worse < t.lim_pass {
+                    t.lim_pass
+                } else {
+                    t.lim_worse
+                };
+                let needed = stats::launches_needed(
+                    s.worse,
+                    lim,
+                    noise.sd(),
+                    t.n_base,
+                    noise.df,
+                    alpha_eq.min(alpha),
+                    NEEDED_CAP,
+                );
+                row.launches_needed = needed.ok();
+                note.push_str(&match needed {
+                    Ok(n) => format!("; likely decided with {n} candidate launch(es)"),
+                    Err(NotDecidable::BaselineTooShort) => {
+                        "; needs more baseline launches to decide".to_string()
+                    }
+                    Err(NotDecidable::MoreThan(n)) => {
+                        format!("; would likely need more than {n} candidate launches")
+                    }
+                });
+            }
+            row.note = Some(note);
         }
     }
 }
@@ -443,14 +562,21 @@ fn fill_side(side: &mut Side, recs: &[ScenarioResult]) {
 
 /// The method in one sentence.
 pub fn method_sentence(cfg: &GateConfig, n_gated: usize) -> String {
+    let look = match cfg.look {
+        Some(l) if l.of > 1 => format!(" (look {} of {}: α-spending)", l.k, l.of),
+        _ => String::new(),
+    };
     format!(
-        "Each metric is compared on the log scale per model and scenario (Welch's t with ≥2 runs a \
-         side, noise pooled across the check's scenarios; a prediction interval for one new run, a stated noise prior for one run a side); \
-         a row regresses when it is significantly worse after Holm's correction across all \
-         {n_gated} gated rows (family-wise α = {}) and worse than its tolerance δ, and passes when \
-         its {}% interval stays within δ.",
-        fmt_prob(cfg.alpha()),
-        fmt_prob(100.0 * (1.0 - 2.0 * cfg.equivalence_alpha())),
+        "Engine launches are the unit: per model, scenario and metric, each launch's runs give one \
+         value (median of logs), the candidate's launches are compared with the baseline's on the log \
+         scale with the row's own launch-to-launch noise (shrunk toward a prior worth {} df), and an \
+         engine-wide test per metric pools each model's scenarios launch by launch; a row regresses \
+         when it is shown worse than its tolerance δ (one-sided test against the shifted null, Holm \
+         across {n_gated} gated rows and tests, family-wise α = {}{look}) and passes when its {}% \
+         one-sided bound of the change stays within δ.",
+        fmt_prob(cfg.prior_df()),
+        fmt_prob(cfg.look_alpha()),
+        fmt_prob(100.0 * (1.0 - cfg.look_equivalence_alpha())),
     )
 }
 
@@ -546,11 +672,34 @@ mod tests {
             .unwrap_or_else(|| panic!("no row {model} {scen} {metric}"))
     }
 
+    /// Records of `suite(runs)`, each run its own launch, with run-to-run spread `spread`.
+    fn quiet_suite(runs: usize, spread: f64) -> Vec<ScenarioResult> {
+        let mut out = Vec::new();
+        for m in ["m/a", "m/b", "m/c"] {
+            for n in [100, 200] {
+                for i in 0..runs {
+                    let wiggle = 1.0 + spread * (i as f64 - 1.0);
+                    let mut r = scaled(&record(m, n, 1.0, 1.0), wiggle, 1.0 / wiggle);
+                    r.run_index = i as u32;
+                    r.launch_id = Some(format!("L{i}"));
+                    out.push(r);
+                }
+            }
+        }
+        out
+    }
+
     #[test]
     fn a_latency_tolerance_means_plus_delta() {
-        // p99 tolerance 15 %: a p99 latency 16.5 % higher is beyond it (as the tables print it),
-        // though it is within 1/(1 − 15 %) − 1 = 17.6 %.
-        let base = suite(3);
+        // Tolerance 15 %: a latency 16.5 % higher is beyond it (as the tables print it), though
+        // it is within 1/(1 − 15 %) − 1 = 17.6 %. Quiet launches and a tight prior make the
+        // distance to the tolerance the only question.
+        let cfg = GateConfig::parse(
+            "[metrics.median_ttft_ms]\ntolerance_pct = 15\nnoise_pct = 0.1\n",
+            "g",
+        )
+        .unwrap();
+        let base = quiet_suite(3, 0.0005);
         let cur: Vec<_> = base
             .iter()
             .map(|r| {
@@ -561,14 +710,51 @@ mod tests {
                 }
             })
             .collect();
-        let rep = eval(&base, &cur);
-        let row = verdict_of(&rep, "m/a", 100, "p99_ttft_ms");
+        let rep = evaluate(
+            &base,
+            &cur,
+            &[],
+            &cfg,
+            "c",
+            Side::default(),
+            Side::default(),
+        );
+        let row = verdict_of(&rep, "m/a", 100, "median_ttft_ms");
         assert_eq!(row.tolerance_pct, Some(15.0));
         assert_eq!(row.verdict, Verdict::Regressed, "{row:?}");
         assert_eq!(
-            verdict_of(&rep, "m/b", 100, "p99_ttft_ms").verdict,
+            verdict_of(&rep, "m/b", 100, "median_ttft_ms").verdict,
             Verdict::Pass
         );
+        // 14 % higher is within the tolerance: not a regression, however quiet the data.
+        let cur: Vec<_> = base.iter().map(|r| scaled(r, 1.0, 1.14)).collect();
+        let rep = evaluate(
+            &base,
+            &cur,
+            &[],
+            &cfg,
+            "c",
+            Side::default(),
+            Side::default(),
+        );
+        let row = verdict_of(&rep, "m/a", 100, "median_ttft_ms");
+        assert_eq!(row.verdict, Verdict::Pass, "{row:?}");
+    }
+
+    #[test]
+    fn one_launch_a_side_leans_on_the_prior_and_says_so() {
+        let base = quiet_suite(1, 0.0);
+        let cur: Vec<_> = base.iter().map(|r| scaled(r, 0.8, 1.25)).collect();
+        let rep = eval(&base, &cur);
+        let row = verdict_of(&rep, "m/a", 100, "output_throughput");
+        let noise = row.noise.expect("tested");
+        assert_eq!(noise.source, crate::gate::NoiseSource::Prior);
+        assert_eq!(noise.df, GateConfig::default().prior_df());
+        assert!(row.note.as_deref().unwrap().contains("prior"), "{row:?}");
+        // Under a conservative prior one launch a side cannot show a 20 % drop beyond 5 %:
+        // inconclusive, with how many launches would decide it.
+        assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
+        assert!(row.launches_needed.is_some() || row.note.as_deref().unwrap().contains("baseline"));
     }
 
     #[test]
@@ -587,7 +773,7 @@ mod tests {
 
     #[test]
     fn one_scenario_twenty_percent_slower_fails_only_there() {
-        let base = suite(1);
+        let base = quiet_suite(3, 0.01);
         let cur: Vec<_> = base
             .iter()
             .map(|r| {
@@ -605,9 +791,10 @@ mod tests {
             Verdict::Regressed
         );
         for row in rep.rows.iter().filter(|r| r.verdict == Verdict::Regressed) {
-            assert_eq!(
-                (row.model.as_str(), row.scenario.as_str()),
-                ("m/b", "random-in1024-out128-n200")
+            assert_eq!(row.model, "m/b", "{row:?}");
+            assert!(
+                ["random-in1024-out128-n200", ENGINE_WIDE].contains(&row.scenario.as_str()),
+                "{row:?}"
             );
         }
         let better: Vec<_> = base.iter().map(|r| scaled(r, 1.25, 0.8)).collect();
@@ -792,7 +979,8 @@ mod tests {
             prop_assert_eq!(before.rows.len(), after.rows.len());
             for (x, y) in before.rows.iter().zip(&after.rows) {
                 let is_target = x.metric == "output_throughput"
-                    && x.scenario == format!("random-in1024-out128-n{target}");
+                    && (x.scenario == format!("random-in1024-out128-n{target}")
+                        || x.scenario == ENGINE_WIDE);
                 if is_target {
                     // The worsened row moves towards `regressed`, never away.
                     prop_assert!(y.verdict.severity() >= x.verdict.severity(), "{:?} -> {:?}", x.verdict, y.verdict);

@@ -3,7 +3,9 @@
 //! attention, a Mermaid `xychart-beta` of the change per scenario, the full table folded in
 //! `<details>`, and the method in one sentence. Shortened, never rejected, to fit GitHub's limit.
 
-use super::{fmt_change, fmt_counts, fmt_interval, fmt_side, fmt_value, fmt_verdict};
+use super::{
+    fmt_change, fmt_counts, fmt_interval, fmt_needed, fmt_noise, fmt_side, fmt_value, fmt_verdict,
+};
 use crate::gate::{Report, Row, TopVerdict, Verdict};
 use crate::record::Direction;
 
@@ -122,12 +124,16 @@ fn verdict_cell(r: &Row) -> String {
 
 fn table(rows: &[&Row], limit: usize, out: &mut String) {
     out.push_str(
-        "| Model | Scenario | Metric | Baseline | Current | Change | Interval | Verdict |\n",
+        "| Model | Scenario | Metric | Baseline | Current | Change | Interval | Noise | Verdict |\n",
     );
-    out.push_str("|---|---|---|--:|--:|--:|--:|---|\n");
+    out.push_str("|---|---|---|--:|--:|--:|--:|--:|---|\n");
     for r in rows.iter().take(limit) {
+        let verdict = match fmt_needed(r) {
+            Some(n) => format!("{} ({n})", verdict_cell(r)),
+            None => verdict_cell(r),
+        };
         out.push_str(&format!(
-            "| {} | `{}` | `{}` | {} | {} | {} | {} | {} |\n",
+            "| {} | `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
             esc(&r.model),
             esc(&r.scenario),
             esc(&r.metric),
@@ -135,7 +141,8 @@ fn table(rows: &[&Row], limit: usize, out: &mut String) {
             fmt_value(&r.metric, r.current),
             fmt_change(r.change_pct),
             fmt_interval(r.interval),
-            verdict_cell(r),
+            fmt_noise(r),
+            verdict,
         ));
     }
     if rows.len() > limit {
@@ -250,8 +257,9 @@ fn render(report: &Report, full_limit: usize, attention_limit: usize) -> String 
         out.push('\n');
         if attention.iter().any(|r| r.verdict == Verdict::Inconclusive) {
             out.push_str(
-                "_Inconclusive: neither a regression nor equivalence is shown; rerun those \
-                 scenarios with more runs._\n\n",
+                "_Inconclusive: neither a regression nor a change within the tolerance is shown; \
+                 each row says how many candidate launches would likely decide it \
+                 (`--rerun inconclusive` adds them)._\n\n",
             );
         }
     }
@@ -266,7 +274,7 @@ fn render(report: &Report, full_limit: usize, attention_limit: usize) -> String 
     ));
     table(&all, full_limit, &mut out);
     out.push_str(
-        "\n(…) = shown, not gated. Interval: the change's two-sided interval whose worse end must stay within δ to pass.\n\n</details>\n\n",
+        "\n(…) = shown, not gated. Interval: the change's two-sided interval; its worse end must stay within δ to pass. Noise: the sd of one launch's value the row was judged with (own launches, `runs` without launch ids, or `prior`) and the launches a side (L).\n\n</details>\n\n",
     );
     out.push_str(&format!(
         "<sub>{} perfgate {}</sub>\n",

@@ -63,6 +63,40 @@ pub fn fmt_interval(v: Option<[f64; 2]>) -> String {
 }
 
 /// The verdict word of a row; shown-only rows are parenthesised.
+/// The noise a row was judged with, e.g. `4.1 % · 3+3 L` (own launches), `8.0 % prior · 1+1 L`,
+/// `2.0 % runs · 3+3` (runs without launch ids); empty when untested.
+pub fn fmt_noise(row: &Row) -> String {
+    let Some(n) = row.noise else {
+        return String::new();
+    };
+    let l = row
+        .launches
+        .map(|[b, c]| format!(" · {b}+{c} L"))
+        .unwrap_or_default();
+    let tag = match n.source {
+        crate::gate::NoiseSource::Launches => "",
+        crate::gate::NoiseSource::Runs => " runs",
+        crate::gate::NoiseSource::Prior => " prior",
+    };
+    format!("{:.1} %{tag}{l}", n.sd_pct)
+}
+
+/// For an inconclusive gated row: what would decide it.
+pub fn fmt_needed(row: &Row) -> Option<String> {
+    if !(row.gated && row.verdict == crate::gate::Verdict::Inconclusive && row.noise.is_some()) {
+        return None;
+    }
+    match row.launches_needed {
+        Some(n) => Some(format!("likely decided with {n} candidate launch(es)")),
+        // The gate's note says why no number is given.
+        None => row
+            .note
+            .as_deref()
+            .and_then(|n| n.rsplit("; ").next())
+            .map(str::to_string),
+    }
+}
+
 pub fn fmt_verdict(row: &Row) -> String {
     if row.gated {
         row.verdict.as_str().into()
@@ -188,19 +222,43 @@ pub(crate) mod sample {
         r
     }
 
-    /// Two models; model B's second scenario 20 % slower; model A lacks a scenario.
+    /// `record` for launch `launch` of a side, with a ±1 % launch-to-launch wiggle.
+    fn launch(model: &str, n: u64, thr: f64, lat: f64, launch: &str, i: usize) -> ScenarioResult {
+        let w = 1.0 + 0.01 * (i as f64 - 1.0);
+        let mut r = record(model, n, thr * w, lat / w);
+        r.launch_id = Some(launch.into());
+        r.run_index = i as u32;
+        r
+    }
+
+    /// Two models, three launches a side; model B's second scenario 20 % slower; model A lacks
+    /// a scenario; model C's engine failed.
     pub fn report() -> crate::gate::Report {
-        let base = vec![
-            record("org/model-a", 100, 1.0, 1.0),
-            record("org/model-a", 200, 1.0, 1.0),
-            record("org/model-b", 100, 1.0, 1.0),
-            record("org/model-b", 200, 1.0, 1.0),
-        ];
-        let cur = vec![
-            record("org/model-a", 100, 1.01, 0.99),
-            record("org/model-b", 100, 1.0, 1.0),
-            record("org/model-b", 200, 0.8, 1.25),
-        ];
+        let side = |tag: &str, spec: &[(&str, u64, f64, f64)]| -> Vec<ScenarioResult> {
+            (0..3)
+                .flat_map(|i| {
+                    spec.iter()
+                        .map(move |(m, n, t, l)| launch(m, *n, *t, *l, &format!("{tag}{i}"), i))
+                })
+                .collect()
+        };
+        let base = side(
+            "B",
+            &[
+                ("org/model-a", 100, 1.0, 1.0),
+                ("org/model-a", 200, 1.0, 1.0),
+                ("org/model-b", 100, 1.0, 1.0),
+                ("org/model-b", 200, 1.0, 1.0),
+            ],
+        );
+        let cur = side(
+            "C",
+            &[
+                ("org/model-a", 100, 1.01, 0.99),
+                ("org/model-b", 100, 1.0, 1.0),
+                ("org/model-b", 200, 0.8, 1.25),
+            ],
+        );
         let errors = vec![ScenarioError {
             model: "org/model-c".into(),
             scenario: "random-in1024-out128-n100".into(),

@@ -2,7 +2,10 @@
 //! baseline, current, change, interval, verdict) and a one-line summary. Colour is the caller's
 //! choice (NO_COLOR, non-terminals); this function only emits ANSI codes when told to.
 
-use super::{by_model, fmt_change, fmt_counts, fmt_interval, fmt_side, fmt_value, fmt_verdict};
+use super::{
+    by_model, fmt_change, fmt_counts, fmt_interval, fmt_needed, fmt_noise, fmt_side, fmt_value,
+    fmt_verdict,
+};
 use crate::gate::{Report, TopVerdict, Verdict};
 
 const RESET: &str = "\x1b[0m";
@@ -43,14 +46,14 @@ pub fn render_terminal(report: &Report, color: bool) -> String {
     let mut out = String::new();
     out.push_str(&format!("baseline: {}\n", fmt_side(&report.baseline)));
     out.push_str(&format!("current:  {}\n", fmt_side(&report.current)));
-    const HEAD: [&str; 7] = [
-        "scenario", "metric", "baseline", "current", "change", "interval", "verdict",
+    const HEAD: [&str; 8] = [
+        "scenario", "metric", "baseline", "current", "change", "interval", "noise", "verdict",
     ];
     for (model, rows) in by_model(report) {
         out.push('\n');
         out.push_str(&paint(model, "1", color));
         out.push('\n');
-        let cells: Vec<[String; 7]> = rows
+        let cells: Vec<[String; 8]> = rows
             .iter()
             .map(|r| {
                 [
@@ -60,6 +63,7 @@ pub fn render_terminal(report: &Report, color: bool) -> String {
                     fmt_value(&r.metric, r.current),
                     fmt_change(r.change_pct),
                     fmt_interval(r.interval),
+                    fmt_noise(r),
                     fmt_verdict(r),
                 ]
             })
@@ -70,12 +74,12 @@ pub fn render_terminal(report: &Report, color: bool) -> String {
                 *w = (*w).max(s.chars().count());
             }
         }
-        let line = |c: &[String; 7]| -> Vec<String> {
-            (0..7)
+        let line = |c: &[String; 8]| -> Vec<String> {
+            (0..8)
                 .map(|i| {
                     let pad = width[i] - c[i].chars().count();
                     // Text columns left-aligned, numbers right-aligned.
-                    if i < 2 || i == 6 {
+                    if i < 2 || i == 7 {
                         format!("{}{}", c[i], " ".repeat(pad))
                     } else {
                         format!("{}{}", " ".repeat(pad), c[i])
@@ -95,14 +99,17 @@ pub fn render_terminal(report: &Report, color: bool) -> String {
                 parts[0] = " ".repeat(width[0]);
             }
             last_scenario = &row.scenario;
-            let verdict = parts[6].trim_end().to_string();
-            parts[6] = paint(&verdict, verdict_code(row.verdict, row.gated), color);
+            let verdict = parts[7].trim_end().to_string();
+            parts[7] = paint(&verdict, verdict_code(row.verdict, row.gated), color);
             out.push_str(&format!("  {}\n", parts.join("  ").trim_end()));
             if matches!(row.verdict, Verdict::Error | Verdict::Missing) {
                 if let Some(note) = &row.note {
                     let first = note.lines().next().unwrap_or("");
                     out.push_str(&format!("    └ {first}\n"));
                 }
+            }
+            if let Some(n) = fmt_needed(row) {
+                out.push_str(&format!("    └ {n}\n"));
             }
         }
     }

@@ -34,6 +34,9 @@ fn row(model: &str, scenario: &str, metric: &str, verdict: Verdict, change: f64)
         p_value: Some(0.001),
         n_baseline: 2,
         n_current: 2,
+        launches: None,
+        noise: None,
+        launches_needed: None,
         verdict,
         note: None,
     }

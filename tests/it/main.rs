@@ -4,6 +4,7 @@ mod architecture;
 mod baselines;
 mod check;
 mod dataset;
+mod decision;
 mod engine;
 mod faults;
 mod github;

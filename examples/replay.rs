@@ -1,0 +1,169 @@
+//! Decision quality of the gate on recorded real launches (replay).
+//!
+//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE]`
+//!
+//! DIR holds one JSON Lines file of records per engine launch (default: the GPU corpus in
+//! `tests/data/gpu-llamacpp-h100/`, llama.cpp with CUDA on one H100; its README says which file
+//! is which engine). For each design (launches of baseline × candidate) it replays checks of the
+//! unchanged engine's launches split into baseline and candidate every way (or a seeded sample of
+//! `--splits`), under the default gate settings or a `--gate FILE`, and prints:
+//! - false alarms: the share of checks whose verdict is FAIL;
+//! - pass: the share of gated rows and engine-wide tests that PASS, per class;
+//! - power: the share of checks that FAIL when the candidate's launches are made slower by a
+//!   known factor, uniformly (engine-wide) or in one scenario;
+//!
+//! then checks each changed engine's launches (default `b2`) against a baseline of all
+//! unchanged ones, as `perfgate check` would.
+
+use std::path::{Path, PathBuf};
+
+use perfgate::gate::replay::{replay, Change, Design, Launch, Tally};
+use perfgate::gate::{evaluate, GateConfig, Side, Verdict};
+use perfgate::record::{read_jsonl, ScenarioResult};
+
+fn load(dir: &Path, names: &[String]) -> Vec<Launch> {
+    names
+        .iter()
+        .map(|n| {
+            let p = dir.join(format!("{n}.jsonl"));
+            let recs = read_jsonl(&p).unwrap_or_else(|e| panic!("{e}"));
+            Launch::new(n, recs)
+        })
+        .collect()
+}
+
+fn list(s: &str) -> Vec<String> {
+    s.split(',').map(str::to_string).collect()
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.1} %", 100.0 * x)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut dir = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/gpu-llamacpp-h100"
+    ));
+    let mut unchanged = list("rec,aa,aa1,l1,l2,l3,l4,l5");
+    let mut changed = list("b2");
+    let mut max_splits = 400;
+    let mut cfg = GateConfig::default();
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--unchanged" => unchanged = list(&args.next().expect("--unchanged LIST")),
+            "--changed" => changed = list(&args.next().expect("--changed LIST")),
+            "--splits" => max_splits = args.next().and_then(|v| v.parse().ok()).expect("N"),
+            "--gate" => {
+                let p = PathBuf::from(args.next().expect("--gate FILE"));
+                cfg = GateConfig::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            }
+            d => dir = PathBuf::from(d),
+        }
+    }
+    let a = load(&dir, &unchanged);
+    let scenarios: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for r in &a[0].records {
+            if !v.contains(&r.scenario_id()) {
+                v.push(r.scenario_id());
+            }
+        }
+        v
+    };
+    println!(
+        "corpus {} : {} unchanged launches ({}), scenarios: {}",
+        dir.display(),
+        a.len(),
+        unchanged.join(" "),
+        scenarios.join(", ")
+    );
+    println!();
+    println!("| launches (base × cand) | checks | false alarms | gated rows PASS | regressed rows | 5 % slower, all scenarios | 5 % slower, one scenario (worst/best) | 10 % slower, all |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    let designs = [(2, 1), (3, 1), (2, 2), (3, 2), (3, 3), (4, 3), (5, 3)];
+    for (nb, nc) in designs {
+        let d = Design {
+            n_base: nb,
+            n_cur: nc,
+        };
+        let same = replay(&a, d, &Change::None, &cfg, max_splits, 1);
+        let slower = |pct: f64, scenario: Option<String>| -> Tally {
+            replay(
+                &a,
+                d,
+                &Change::Slower { pct, scenario },
+                &cfg,
+                max_splits,
+                2,
+            )
+        };
+        let all5 = slower(5.0, None);
+        let one: Vec<f64> = scenarios
+            .iter()
+            .map(|s| slower(5.0, Some(s.clone())).fail_rate())
+            .collect();
+        let all10 = slower(10.0, None);
+        let (lo, hi) = one
+            .iter()
+            .fold((1.0f64, 0.0f64), |(l, h), x| (l.min(*x), h.max(*x)));
+        println!(
+            "| {nb} × {nc} | {} | {} | {} | {} | {} | {} / {} | {} |",
+            same.checks,
+            pct(same.fail_rate()),
+            pct(same.pass_share()),
+            same.regressed,
+            pct(all5.fail_rate()),
+            pct(lo),
+            pct(hi),
+            pct(all10.fail_rate()),
+        );
+        if (nb, nc) == (3, 3) {
+            let mut by = same.by_class.clone();
+            by.sort();
+            for (class, n, p, g) in by {
+                eprintln!(
+                    "  3 × 3 unchanged, {class}: {n} rows, {} pass, {g} regressed",
+                    pct(p as f64 / n as f64)
+                );
+            }
+        }
+    }
+
+    println!();
+    let base: Vec<ScenarioResult> = a.iter().flat_map(|l| l.records.clone()).collect();
+    for b in load(&dir, &changed) {
+        let rep = evaluate(
+            &base,
+            &b.records,
+            &[],
+            &cfg,
+            "replay",
+            Side::default(),
+            Side::default(),
+        );
+        println!(
+            "{} against all {} unchanged launches: {}",
+            b.name,
+            a.len(),
+            rep.verdict.as_str().to_uppercase()
+        );
+        for r in rep
+            .rows
+            .iter()
+            .filter(|r| r.gated && matches!(r.verdict, Verdict::Regressed | Verdict::Improved))
+        {
+            println!(
+                "  {} {} {}: {:+.1} % [{:+.1}, {:+.1}] {}",
+                r.scenario,
+                r.metric,
+                r.verdict.as_str(),
+                r.change_pct.unwrap_or(f64::NAN),
+                r.interval.map_or(f64::NAN, |i| i[0]),
+                r.interval.map_or(f64::NAN, |i| i[1]),
+                r.note.as_deref().unwrap_or("")
+            );
+        }
+    }
+}

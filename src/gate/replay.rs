@@ -1,0 +1,330 @@
+//! Decision quality measured on recorded launches (replay): split the launches of one engine
+//! into a baseline and a candidate many ways to count false alarms and passes on an unchanged
+//! engine, and apply a known change to the candidate's launches to count detections. Pure: it
+//! only calls [`super::evaluate`]; `examples/replay.rs` reads a corpus and prints the tables.
+
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use super::config::{GateConfig, MetricClass};
+use super::verdict::ENGINE_WIDE;
+use super::{evaluate, Report, Side, TopVerdict, Verdict};
+use crate::record::ScenarioResult;
+
+/// One recorded engine launch.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    pub name: String,
+    pub records: Vec<ScenarioResult>,
+}
+
+impl Launch {
+    /// A launch from its records, stamping them with its name as their launch id.
+    pub fn new(name: &str, mut records: Vec<ScenarioResult>) -> Launch {
+        for r in &mut records {
+            r.run_in_launch.get_or_insert(r.run_index);
+            r.launch_id = Some(name.to_string());
+        }
+        Launch {
+            name: name.to_string(),
+            records,
+        }
+    }
+}
+
+/// A known change applied to the candidate's launches.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Change {
+    None,
+    /// The engine is slower by `pct` percent: throughputs × (1 − pct/100), durations and every
+    /// latency statistic ÷ (1 − pct/100). `scenario`: only that scenario id, else all.
+    Slower {
+        pct: f64,
+        scenario: Option<String>,
+    },
+    /// One latency metric family (e.g. `ttft`) × (1 + pct/100); `scenario` as above.
+    Latency {
+        metric: String,
+        pct: f64,
+        scenario: Option<String>,
+    },
+}
+
+impl Change {
+    pub fn apply(&self, r: &ScenarioResult) -> ScenarioResult {
+        let mut r = r.clone();
+        let hits = |s: &Option<String>, r: &ScenarioResult| {
+            s.as_ref().is_none_or(|id| *id == r.scenario_id())
+        };
+        match self {
+            Change::None => {}
+            Change::Slower { pct, scenario } if hits(scenario, &r) => {
+                let f = 1.0 - pct / 100.0;
+                r.output_throughput *= f;
+                r.request_throughput *= f;
+                for v in [
+                    &mut r.total_token_throughput,
+                    &mut r.input_throughput,
+                    &mut r.request_goodput,
+                    &mut r.max_output_tokens_per_s,
+                ]
+                .into_iter()
+                .flatten()
+                {
+                    *v *= f;
+                }
+                r.duration /= f;
+                for v in r.stats.values_mut() {
+                    *v /= f;
+                }
+            }
+            Change::Latency {
+                metric,
+                pct,
+                scenario,
+            } if hits(scenario, &r) => {
+                let tag = format!("_{metric}_ms");
+                for (k, v) in r.stats.iter_mut() {
+                    if k.ends_with(&tag) {
+                        *v *= 1.0 + pct / 100.0;
+                    }
+                }
+            }
+            _ => {}
+        }
+        r
+    }
+}
+
+/// Launches per side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Design {
+    pub n_base: usize,
+    pub n_cur: usize,
+}
+
+/// Counts over the replayed checks.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Tally {
+    pub checks: usize,
+    /// Checks whose top verdict was FAIL.
+    pub failed: usize,
+    /// Gated rows and engine-wide tests, by verdict.
+    pub rows: usize,
+    pub pass: usize,
+    pub regressed: usize,
+    pub inconclusive: usize,
+    pub improved: usize,
+    /// Per metric class (and the engine-wide tests): (rows, pass, regressed).
+    pub by_class: Vec<(String, usize, usize, usize)>,
+}
+
+impl Tally {
+    fn add(&mut self, rep: &Report) {
+        self.checks += 1;
+        self.failed += usize::from(rep.verdict == TopVerdict::Fail);
+        for r in rep
+            .rows
+            .iter()
+            .filter(|r| r.gated && r.metric != "success_rate")
+        {
+            self.rows += 1;
+            let (p, g) = (r.verdict == Verdict::Pass, r.verdict == Verdict::Regressed);
+            self.pass += usize::from(p);
+            self.regressed += usize::from(g);
+            self.inconclusive += usize::from(r.verdict == Verdict::Inconclusive);
+            self.improved += usize::from(r.verdict == Verdict::Improved);
+            let class = class_name(&r.scenario, &r.metric);
+            match self.by_class.iter_mut().find(|c| c.0 == class) {
+                Some(c) => {
+                    c.1 += 1;
+                    c.2 += usize::from(p);
+                    c.3 += usize::from(g);
+                }
+                None => self
+                    .by_class
+                    .push((class, 1, usize::from(p), usize::from(g))),
+            }
+        }
+    }
+
+    pub fn fail_rate(&self) -> f64 {
+        ratio(self.failed, self.checks)
+    }
+
+    pub fn pass_share(&self) -> f64 {
+        ratio(self.pass, self.rows)
+    }
+}
+
+fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+fn class_name(scenario: &str, metric: &str) -> String {
+    let c = match MetricClass::of(metric) {
+        MetricClass::Throughput => "throughput",
+        MetricClass::Central => "central latency",
+        MetricClass::Tail => "tail latency",
+        MetricClass::Other => "other",
+    };
+    if scenario == ENGINE_WIDE {
+        format!("engine-wide {c}")
+    } else {
+        c.to_string()
+    }
+}
+
+/// Up to `max` distinct ways to draw a baseline of `d.n_base` and a disjoint candidate of
+/// `d.n_cur` from `n` launches: all of them when there are few, else a seeded sample.
+pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let mut all = Vec::new();
+    if d.n_base + d.n_cur > n || d.n_base == 0 || d.n_cur == 0 {
+        return all;
+    }
+    for base in combinations(n, d.n_base) {
+        let rest: Vec<usize> = (0..n).filter(|i| !base.contains(i)).collect();
+        for cur in combinations(rest.len(), d.n_cur) {
+            all.push((base.clone(), cur.iter().map(|&i| rest[i]).collect()));
+        }
+    }
+    if all.len() > max {
+        let mut rng = StdRng::seed_from_u64(seed);
+        all.shuffle(&mut rng);
+        all.truncate(max);
+    }
+    all
+}
+
+fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut cur = Vec::with_capacity(k);
+    fn go(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
+        if cur.len() == k {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..n {
+            if n - i < k - cur.len() {
+                break;
+            }
+            cur.push(i);
+            go(i + 1, n, k, cur, out);
+            cur.pop();
+        }
+    }
+    go(0, n, k, &mut cur, &mut out);
+    out
+}
+
+/// Replay checks of `launches` under design `d`, the candidate's launches changed by `change`.
+pub fn replay(
+    launches: &[Launch],
+    d: Design,
+    change: &Change,
+    cfg: &GateConfig,
+    max_splits: usize,
+    seed: u64,
+) -> Tally {
+    let mut t = Tally::default();
+    for (b, c) in splits(launches.len(), d, max_splits, seed) {
+        let base: Vec<ScenarioResult> = b
+            .iter()
+            .flat_map(|&i| launches[i].records.iter().cloned())
+            .collect();
+        let cur: Vec<ScenarioResult> = c
+            .iter()
+            .flat_map(|&i| launches[i].records.iter().map(|r| change.apply(r)))
+            .collect();
+        let rep = evaluate(
+            &base,
+            &cur,
+            &[],
+            cfg,
+            "replay",
+            Side::default(),
+            Side::default(),
+        );
+        t.add(&rep);
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sample::record;
+
+    #[test]
+    fn splits_are_disjoint_and_complete() {
+        let s = splits(
+            5,
+            Design {
+                n_base: 2,
+                n_cur: 2,
+            },
+            1000,
+            1,
+        );
+        // C(5,2)·C(3,2) = 30
+        assert_eq!(s.len(), 30);
+        for (b, c) in &s {
+            assert!(b.iter().all(|i| !c.contains(i)));
+        }
+        assert_eq!(
+            splits(
+                5,
+                Design {
+                    n_base: 2,
+                    n_cur: 2
+                },
+                7,
+                1
+            )
+            .len(),
+            7
+        );
+        assert!(splits(
+            3,
+            Design {
+                n_base: 2,
+                n_cur: 2
+            },
+            7,
+            1
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn a_slower_engine_is_slower_everywhere() {
+        let r = record("m", 100, 1.0, 1.0);
+        let s = Change::Slower {
+            pct: 10.0,
+            scenario: None,
+        }
+        .apply(&r);
+        assert!((s.output_throughput / r.output_throughput - 0.9).abs() < 1e-12);
+        let k = "median_ttft_ms";
+        assert!((s.stats[k] / r.stats[k] - 1.0 / 0.9).abs() < 1e-12);
+        let other = Change::Slower {
+            pct: 10.0,
+            scenario: Some("nope".into()),
+        }
+        .apply(&r);
+        assert_eq!(other, r);
+        let l = Change::Latency {
+            metric: "ttft".into(),
+            pct: 50.0,
+            scenario: None,
+        }
+        .apply(&r);
+        assert!((l.stats[k] / r.stats[k] - 1.5).abs() < 1e-12);
+        assert_eq!(l.stats["median_tpot_ms"], r.stats["median_tpot_ms"]);
+    }
+}
