@@ -470,7 +470,7 @@ impl StreamState<'_> {
         if !ev.event.is_empty() && ev.event != b"message" {
             return; // other event types carry no tokens
         }
-        let data = trim_ascii(ev.data);
+        let data = ev.data.trim_ascii();
         if data == b"[DONE]" {
             self.done = true;
             self.rec.end = now.saturating_duration_since(self.t0);
@@ -530,24 +530,6 @@ impl StreamState<'_> {
         self.rec.chunks += 1;
         self.rec.text.push_str(&text);
     }
-}
-
-fn trim_ascii(mut b: &[u8]) -> &[u8] {
-    while let [first, rest @ ..] = b {
-        if first.is_ascii_whitespace() {
-            b = rest;
-        } else {
-            break;
-        }
-    }
-    while let [rest @ .., last] = b {
-        if last.is_ascii_whitespace() {
-            b = rest;
-        } else {
-            break;
-        }
-    }
-    b
 }
 
 #[cfg(test)]

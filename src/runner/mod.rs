@@ -31,6 +31,7 @@ use tokio::sync::watch;
 pub use config::{scenario_run, RunSettings, ScenarioRun};
 pub use output::{Measured, Output};
 pub use rerun::GateInputs;
+pub use warmup::Warmup;
 
 use crate::suite::{self, ModelPlan, Plan, ScenarioPlan};
 
@@ -66,36 +67,6 @@ pub struct Settings {
     pub scenario_timeout: Duration,
     pub request_timeout: Option<Duration>,
     pub dataset_path: Option<PathBuf>,
-}
-
-/// `--warmup-requests`: the warm-up pass after each launch, per scenario shape.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Warmup {
-    /// The scenario's max concurrency (or prompt count), at most its prompt count.
-    Auto,
-    /// This many requests per scenario, at most its prompt count (0: no warm-up).
-    Requests(u32),
-}
-
-impl Warmup {
-    /// Warm-up requests for a scenario of `num_prompts` prompts at `max_concurrency`.
-    pub fn requests(self, num_prompts: u64, max_concurrency: Option<u64>) -> u64 {
-        match self {
-            Warmup::Auto => max_concurrency.unwrap_or(num_prompts).min(num_prompts),
-            Warmup::Requests(n) => u64::from(n).min(num_prompts),
-        }
-    }
-
-    /// In words, for the dry-run plan.
-    pub fn describe(self) -> String {
-        match self {
-            Warmup::Auto => crate::report::dryrun::WARMUP_AUTO.to_string(),
-            Warmup::Requests(0) => "none (--warmup-requests 0)".into(),
-            Warmup::Requests(n) => format!(
-                "one pass of every scenario's shape (its lengths and concurrency; {n} requests, other prompts), discarded"
-            ),
-        }
-    }
 }
 
 /// How a launch ended.

@@ -21,6 +21,36 @@ const WARMUP_SEED: u64 = 0x5741_524d_5550_0001;
 /// How long an engine whose connections failed may take to be seen dead.
 const DEATH_GRACE: Duration = Duration::from_secs(2);
 
+/// `--warmup-requests`: the warm-up pass after each launch, per scenario shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warmup {
+    /// The scenario's max concurrency (or prompt count), at most its prompt count.
+    Auto,
+    /// This many requests per scenario, at most its prompt count (0: no warm-up).
+    Requests(u32),
+}
+
+impl Warmup {
+    /// Warm-up requests for a scenario of `num_prompts` prompts at `max_concurrency`.
+    pub fn requests(self, num_prompts: u64, max_concurrency: Option<u64>) -> u64 {
+        match self {
+            Warmup::Auto => max_concurrency.unwrap_or(num_prompts).min(num_prompts),
+            Warmup::Requests(n) => u64::from(n).min(num_prompts),
+        }
+    }
+
+    /// In words, for the dry-run plan.
+    pub fn describe(self) -> String {
+        match self {
+            Warmup::Auto => crate::report::dryrun::WARMUP_AUTO.to_string(),
+            Warmup::Requests(0) => "none (--warmup-requests 0)".into(),
+            Warmup::Requests(n) => format!(
+                "one pass of every scenario's shape (its lengths and concurrency; {n} requests, other prompts), discarded"
+            ),
+        }
+    }
+}
+
 impl Runner {
     /// The cache reset this run uses for its engine.
     pub(super) fn cache_reset(&self) -> CacheReset {
@@ -180,7 +210,7 @@ impl Runner {
 
 #[cfg(test)]
 mod tests {
-    use crate::runner::Warmup;
+    use super::Warmup;
 
     #[test]
     fn warm_up_sizes() {
