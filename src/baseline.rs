@@ -80,6 +80,9 @@ pub struct Provenance {
     pub hardware: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// The git commit the measurements were promoted from (`git rev-parse HEAD`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub perfgate_version: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -234,7 +237,14 @@ impl Baseline {
                 self.schema_version
             )));
         }
+        let mut models = std::collections::BTreeSet::new();
         for m in &self.models {
+            if !models.insert(m.name.as_str()) {
+                return Err(invalid(format!(
+                    "model `{}` appears twice (its runs would count double); merge its scenarios into one [[models]] entry",
+                    m.name
+                )));
+            }
             let mut seen = std::collections::BTreeSet::new();
             for s in &m.scenarios {
                 let id = s.params.id();
@@ -494,7 +504,10 @@ impl Baseline {
                 derived: r.derived.clone(),
                 errors: r.errors.clone(),
             };
-            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| x.source == run.source) {
+            let same_run = |x: &RunInfo| {
+                x.source == run.source && x.date == run.date && x.launch_id == run.launch_id
+            };
+            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| same_run(x)) {
                 notes.push(format!(
                     "model `{}`, scenario `{id}`: a run from {} is already recorded; added again",
                     r.model,

@@ -6,7 +6,7 @@
 //! # Dependency rules
 //! - **Core** (pure: no processes, no network, no tokio/reqwest/octocrab/hyper/nix): [`text`],
 //!   [`record`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`], [`baseline`],
-//!   [`import`], [`gate`], [`report`]. Core modules import only core modules.
+//!   [`import`], [`gate`], [`history`], [`report`]. Core modules import only core modules.
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
 //!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`github`] (posts what
 //!   [`report`] rendered; never renders), [`fakeserver`] (the fake engine of tests, benches and
@@ -27,6 +27,7 @@ pub mod engine;
 pub mod fakeserver;
 pub mod gate;
 pub mod github;
+pub mod history;
 pub mod import;
 pub mod launch;
 pub mod metrics;

@@ -1,4 +1,4 @@
-//! `perfgate baseline record | show | schema`.
+//! `perfgate baseline record | show | schema | noise`.
 
 use std::collections::BTreeSet;
 
@@ -6,7 +6,7 @@ use anyhow::Context;
 
 use super::Exit;
 use crate::baseline::{Baseline, EngineInfo, LaunchSpec};
-use crate::cli::baseline::{BaselineCommand, RecordArgs, ShowArgs};
+use crate::cli::baseline::{BaselineCommand, NoiseArgs, RecordArgs, ShowArgs};
 use crate::record::{read_jsonl, to_jsonl};
 
 /// The JSON Schema of the baseline format, as published in `schema/baseline.schema.json`.
@@ -20,7 +20,23 @@ pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
             print!("{SCHEMA}");
             Ok(Exit::Pass)
         }
+        BaselineCommand::Noise(a) => noise(a),
+        BaselineCommand::Promote(a) => super::promote::exec(a),
     }
+}
+
+fn noise(a: NoiseArgs) -> anyhow::Result<Exit> {
+    let (recs, cfg, _) = super::inputs::load_baseline(&a.file)?;
+    let cfg = super::inputs::gate_config(cfg, a.gate.as_deref())?;
+    let rows = crate::gate::noise::table(&recs, &cfg);
+    if a.json {
+        for r in &rows {
+            println!("{}", serde_json::to_string(r)?);
+        }
+    } else {
+        print!("{}", crate::report::noise::render(&rows));
+    }
+    Ok(Exit::Pass)
 }
 
 fn record(a: RecordArgs) -> anyhow::Result<Exit> {

@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 
 use super::{exit_for, Exit};
-use crate::baseline::Baseline;
 use crate::cli::check::{CheckArgs, ColorChoice};
 use crate::cli::FailOn;
 use crate::gate::{self, GateConfig, ScenarioError, Side};
@@ -22,6 +21,8 @@ pub struct ReportOptions {
     pub json: Option<PathBuf>,
     /// Markdown report file.
     pub markdown: Option<PathBuf>,
+    /// HTML sign-off page.
+    pub html: Option<PathBuf>,
     pub fail_on: FailOn,
     /// Colour the terminal table.
     pub color: bool,
@@ -36,6 +37,7 @@ impl ReportOptions {
         ReportOptions {
             json: args.json.clone(),
             markdown: args.markdown.clone(),
+            html: args.html.clone(),
             fail_on: args.fail_on,
             color: use_color(args.color),
             kind: args.kind.clone(),
@@ -53,39 +55,6 @@ pub fn use_color(choice: ColorChoice) -> bool {
             std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
                 && std::io::stdout().is_terminal()
         }
-    }
-}
-
-/// A baseline's records, its `[gate]` table and its provenance. A `.jsonl` file is read as
-/// records (one per run).
-pub fn load_baseline(path: &Path) -> anyhow::Result<(Vec<ScenarioResult>, GateConfig, Side)> {
-    let shown = path.display().to_string();
-    if path.extension().is_some_and(|e| e == "jsonl") {
-        let recs = record::read_jsonl(path)?;
-        let side = Side {
-            sources: vec![shown],
-            ..Default::default()
-        };
-        return Ok((recs, GateConfig::default(), side));
-    }
-    let b = Baseline::load(path)?;
-    let cfg = b.gate.clone().unwrap_or_default();
-    cfg.validate()
-        .with_context(|| format!("{shown}: [gate] table"))?;
-    let side = Side {
-        sources: vec![shown],
-        engine: Some(b.engine.name.clone()),
-        engine_version: b.engine.version.clone(),
-        date: b.provenance.date.clone(),
-    };
-    Ok((b.to_records(), cfg, side))
-}
-
-/// The effective gate settings: the baseline's `[gate]` table, then the `--gate` file.
-pub fn gate_config(from_baseline: GateConfig, file: Option<&Path>) -> anyhow::Result<GateConfig> {
-    match file {
-        Some(p) => Ok(from_baseline.merged(&GateConfig::load(p)?)),
-        None => Ok(from_baseline),
     }
 }
 
@@ -115,6 +84,33 @@ pub fn gate_and_report(
         sides.base_side,
         sides.cur_side,
     );
+    if gate::compared(&report.rows) == 0 && report.counts.error == 0 {
+        // A check that compared nothing (no model or scenario in common, or no gated metric)
+        // must never pass.
+        let models = |recs: &[ScenarioResult]| {
+            let mut m: Vec<&str> = recs.iter().map(|r| r.model.as_str()).collect();
+            m.dedup();
+            m.sort_unstable();
+            m.dedup();
+            if m.is_empty() {
+                "none".to_string()
+            } else {
+                m.join(", ")
+            }
+        };
+        anyhow::bail!(
+            "nothing was compared: no gated metric of any model and scenario is on both sides \
+             (baseline models: {}; results models: {}; gated metrics: {})",
+            models(sides.baseline),
+            models(sides.current),
+            cfg.metric_list()
+                .iter()
+                .filter(|m| cfg.rule(m).gated)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
     let table = report::render_terminal(&report, opts.color);
     let json_to_stdout = opts.json.as_deref() == Some(Path::new("-"));
     if json_to_stdout {
@@ -128,6 +124,9 @@ pub fn gate_and_report(
     }
     if let Some(p) = &opts.markdown {
         write(p, &report::render_markdown(&report))?;
+    }
+    if let Some(p) = &opts.html {
+        super::report::write_check_page(&report, sides.baseline, sides.current, p)?;
     }
     let json = opts.json.as_deref().filter(|_| !json_to_stdout);
     super::comment::after_check(
@@ -144,6 +143,7 @@ fn write(path: &Path, text: &str) -> anyhow::Result<()> {
 }
 
 pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
+    use super::inputs::{gate_config, load_baseline};
     let (base, base_cfg, base_side) = load_baseline(&args.baseline)?;
     let cfg = gate_config(base_cfg, args.gate.as_deref())?;
     if args.results.is_empty() {
@@ -155,6 +155,12 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
     }
     if current.is_empty() {
         anyhow::bail!("the results hold no records");
+    }
+    if let Some(msg) = gate::duplicate(&current) {
+        anyhow::bail!("--results: {msg}");
+    }
+    if let Some(msg) = gate::duplicate(&base) {
+        anyhow::bail!("{}: {msg}", args.baseline.display());
     }
     let cur_side = Side {
         sources: args

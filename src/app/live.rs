@@ -38,13 +38,15 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Pass);
     }
     let settings = settings(live)?;
-    let (base_recs, cfg, base_side) = check::load_baseline(&args.baseline)?;
-    let mut cfg = check::gate_config(cfg, args.gate.as_deref())?;
+    let (base_recs, cfg, base_side) = super::inputs::load_baseline(&args.baseline)?;
+    let mut cfg = super::inputs::gate_config(cfg, args.gate.as_deref())?;
     let mut opts = ReportOptions::from_args(args);
     opts.json
         .get_or_insert_with(|| live.output_dir.join("report.json"));
     opts.markdown
         .get_or_insert_with(|| live.output_dir.join("report.md"));
+    opts.html
+        .get_or_insert_with(|| live.output_dir.join("report.html"));
 
     let rt = super::runtime()?;
     let (tx, rx) = watch::channel(false);

@@ -10,9 +10,13 @@ mod baseline;
 mod check;
 mod comment;
 mod compare;
+mod history;
 mod import;
+mod inputs;
 mod live;
 mod merge;
+mod promote;
+mod report;
 mod run;
 
 /// Documented exit codes.
@@ -81,6 +85,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Check(a) if a.results.is_empty() => live::exec(&a),
         Command::Check(a) => check::exec(*a),
         Command::Compare(a) => compare::exec(a),
+        Command::Report(a) => report::exec(a),
+        Command::History(a) => history::exec(a),
         Command::Comment(a) => comment::exec(a),
         Command::Merge(a) => merge::exec(a),
         Command::FakeServer(a) => run::fake_server(a),

@@ -12,6 +12,51 @@ pub enum BaselineCommand {
     Show(ShowArgs),
     /// Print the JSON Schema of the baseline file format.
     Schema,
+    /// Print each row's noise as the gate estimates it: launch-to-launch and run-to-run
+    /// standard deviations (log scale, ≈ relative) with their degrees of freedom, the value the
+    /// gate uses (shrunk toward the prior), and how many candidate launches an unchanged engine
+    /// would likely need to pass.
+    Noise(NoiseArgs),
+    /// Make checked results the new baseline, with provenance (source report, commit, date);
+    /// refuses results whose check failed unless `--force`, and prints what changed.
+    Promote(PromoteArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct NoiseArgs {
+    /// The baseline file (TOML), or records (`.jsonl`).
+    pub file: PathBuf,
+    /// Gate settings on top of the baseline's `[gate]` table (tolerances, priors).
+    #[arg(long)]
+    pub gate: Option<PathBuf>,
+    /// Print JSON Lines (one object per row) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PromoteArgs {
+    /// The results to promote: JSON Lines records (e.g. `perfgate-out/results.jsonl`).
+    #[arg(long, value_name = "RECORDS.jsonl")]
+    pub from: PathBuf,
+    /// The baseline file to write.
+    #[arg(long, value_name = "BASELINE.toml")]
+    pub to: PathBuf,
+    /// The check report of these results (default: `report.json` next to them).
+    #[arg(long, value_name = "REPORT.json")]
+    pub report: Option<PathBuf>,
+    /// Replace the runs of an existing baseline (keeping its engine, launch and model settings).
+    #[arg(long, conflicts_with = "append")]
+    pub replace: bool,
+    /// Add the results as further runs of an existing baseline.
+    #[arg(long)]
+    pub append: bool,
+    /// Promote even when the check failed, errored, or no check report is found.
+    #[arg(long)]
+    pub force: bool,
+    /// Date of the measurements in the provenance (default: today, UTC).
+    #[arg(long)]
+    pub date: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -30,6 +30,9 @@ pub struct CheckArgs {
     /// Also write the report as markdown (PR comment, job summary) to this file.
     #[arg(long, value_name = "OUT")]
     pub markdown: Option<PathBuf>,
+    /// Also write the sign-off page (self-contained HTML with plots) to this file.
+    #[arg(long, value_name = "OUT.html")]
+    pub html: Option<PathBuf>,
     /// Gate settings (TOML) applied over the baseline's `[gate]` table.
     #[arg(long, value_name = "FILE")]
     pub gate: Option<PathBuf>,

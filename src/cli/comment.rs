@@ -14,6 +14,9 @@ pub struct CommentArgs {
     /// Post this markdown instead of rendering the report (e.g. from `perfgate check --markdown`).
     #[arg(long, value_name = "FILE.md")]
     pub markdown: Option<PathBuf>,
+    /// Link the HTML sign-off page at this URL (e.g. the uploaded artifact) from the comment.
+    #[arg(long, value_name = "URL")]
+    pub html_url: Option<String>,
     /// Report kind: one sticky comment per PR and kind. Default: the report's own `kind`.
     #[arg(long)]
     pub kind: Option<String>,

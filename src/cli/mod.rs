@@ -6,9 +6,11 @@ pub mod baseline;
 pub mod check;
 pub mod comment;
 pub mod compare;
+pub mod history;
 pub mod import;
 pub mod live;
 pub mod merge;
+pub mod report;
 pub mod run;
 
 /// Which verdicts make `check` and `comment` exit non-zero (`--fail-on`).
@@ -42,8 +44,12 @@ pub enum Command {
     Baseline(baseline::BaselineCommand),
     /// Gate results against a baseline with statistics; exit 1 on a regression.
     Check(Box<check::CheckArgs>),
-    /// Compare two baselines side by side (e.g. SGLang vs vLLM).
+    /// Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots.
     Compare(compare::CompareArgs),
+    /// Write the sign-off page (self-contained HTML with plots) from a check report or baselines.
+    Report(report::ReportArgs),
+    /// Follow metrics across baselines (releases) and flag change points.
+    History(history::HistoryArgs),
     /// Post a check report to GitHub: sticky PR comment, check run, job summary.
     Comment(comment::CommentArgs),
     /// Merge per-model check reports (from a matrix) into one report.

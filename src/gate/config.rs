@@ -370,11 +370,18 @@ impl GateConfig {
         }
     }
 
-    /// The metrics with an engine-wide test.
+    /// The metrics with an engine-wide test: the `engine_wide` list; without one, the default
+    /// list, or, when `gated` replaces the default gated list, those of its metrics that the
+    /// default engine-wide list names (so `gated = []` gates nothing at all).
     pub fn engine_wide_list(&self) -> Vec<String> {
-        match &self.engine_wide {
-            Some(l) => l.clone(),
-            None => DEFAULT_ENGINE_WIDE.iter().map(|s| s.to_string()).collect(),
+        match (&self.engine_wide, &self.gated) {
+            (Some(l), _) => l.clone(),
+            (None, Some(g)) => DEFAULT_ENGINE_WIDE
+                .iter()
+                .filter(|m| g.iter().any(|x| x == *m))
+                .map(|s| s.to_string())
+                .collect(),
+            (None, None) => DEFAULT_ENGINE_WIDE.iter().map(|s| s.to_string()).collect(),
         }
     }
 
@@ -492,5 +499,8 @@ mod tests {
         assert!(!c.rule("output_throughput").gated);
         let list = c.metric_list();
         assert_eq!(list[0], "p99_ttft_ms");
+        assert_eq!(c.engine_wide_list(), vec!["p99_ttft_ms".to_string()]);
+        let none = GateConfig::parse("gated = []\n", "g").unwrap();
+        assert!(none.engine_wide_list().is_empty());
     }
 }

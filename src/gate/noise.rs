@@ -240,6 +240,76 @@ pub fn two_level(l: &Launches, prior_sd: f64, prior_df: f64) -> Option<TwoLevel>
     })
 }
 
+/// One row of `perfgate baseline noise`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NoiseRow {
+    pub model: String,
+    pub scenario: String,
+    pub metric: String,
+    pub gated: bool,
+    #[serde(flatten)]
+    pub levels: TwoLevel,
+    /// The row's tolerance δ in percent.
+    pub tolerance_pct: f64,
+    /// Candidate launches an unchanged engine would likely need to PASS against this baseline
+    /// (`None`: the baseline needs more launches first, or more than 50).
+    pub launches_to_pass: Option<u32>,
+}
+
+/// The noise of every gated and shown metric of every row of a baseline's records.
+pub fn table(records: &[ScenarioResult], cfg: &super::GateConfig) -> Vec<NoiseRow> {
+    let mut keys: Vec<(String, String)> = Vec::new();
+    for r in records {
+        let k = (r.model.clone(), r.scenario_id());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    let mut out = Vec::new();
+    for (model, scenario) in keys {
+        let recs: Vec<&ScenarioResult> = records
+            .iter()
+            .filter(|r| r.model == model && r.scenario_id() == scenario)
+            .collect();
+        for metric in cfg.metric_list() {
+            if metric == "success_rate" {
+                continue;
+            }
+            let rule = cfg.rule(&metric);
+            let Ok(l) = Launches::of(&recs, &metric) else {
+                continue;
+            };
+            let Some(levels) = two_level(&l, rule.noise_pct / 100.0, cfg.prior_df()) else {
+                continue;
+            };
+            let lim = match rule.direction {
+                crate::record::Direction::Higher => -(-rule.tolerance_pct / 100.0).ln_1p(),
+                crate::record::Direction::Lower => (rule.tolerance_pct / 100.0).ln_1p(),
+            };
+            let launches_to_pass = stats::launches_needed(
+                0.0,
+                lim,
+                levels.gate_sd_pct / 100.0,
+                l.n(),
+                levels.gate_df,
+                cfg.equivalence_alpha(),
+                50,
+            )
+            .ok();
+            out.push(NoiseRow {
+                model: model.clone(),
+                scenario: scenario.clone(),
+                metric,
+                gated: rule.gated,
+                levels,
+                tolerance_pct: rule.tolerance_pct,
+                launches_to_pass,
+            });
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,6 +380,20 @@ mod tests {
             "{}",
             n.sd_pct
         );
+    }
+
+    #[test]
+    fn the_table_covers_every_metric_and_says_what_passes() {
+        let recs: Vec<ScenarioResult> = (0..6)
+            .map(|i| rec(100.0 + i as f64, Some(&format!("l{i}")), i))
+            .collect();
+        let t = table(&recs, &crate::gate::GateConfig::default());
+        let thr = t.iter().find(|r| r.metric == "output_throughput").unwrap();
+        assert!(thr.gated);
+        assert_eq!((thr.levels.launches, thr.levels.between_df), (6, 5.0));
+        assert_eq!(thr.levels.source, NoiseSource::Launches);
+        assert!(thr.launches_to_pass.is_some(), "{thr:?}");
+        assert!(t.iter().all(|r| r.metric != "success_rate"));
     }
 
     #[test]

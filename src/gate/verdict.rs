@@ -339,6 +339,64 @@ fn engine_wide_row(
     Some((row, shift, bl.n()))
 }
 
+/// The model name of the engine-wide test over every model.
+pub const ALL_MODELS: &str = "(all models)";
+
+/// The engine-wide test over every model: the models' engine-wide changes combined with
+/// inverse-variance weights. Models run on launches of their own, so their tests are
+/// independent; the degrees of freedom follow Welch–Satterthwaite. Needs ≥ 2 models.
+fn all_models_row(per_model: &[(Row, Shift, usize)]) -> Option<(Row, Shift, usize)> {
+    if per_model.len() < 2 || per_model.iter().any(|m| m.1.se <= 0.0) {
+        return None;
+    }
+    let w: Vec<f64> = per_model.iter().map(|m| 1.0 / (m.1.se * m.1.se)).collect();
+    let wsum: f64 = w.iter().sum();
+    let worse = per_model
+        .iter()
+        .zip(&w)
+        .map(|(m, w)| w * m.1.worse)
+        .sum::<f64>()
+        / wsum;
+    // Var of the weighted mean = Σ wᵢ² seᵢ² / (Σw)² = 1/Σw; each term vᵢ = wᵢ/(Σw)².
+    let v: Vec<f64> = w.iter().map(|w| w / (wsum * wsum)).collect();
+    let df = v.iter().sum::<f64>().powi(2)
+        / v.iter()
+            .zip(per_model)
+            .map(|(v, m)| v * v / m.1.df)
+            .sum::<f64>();
+    let shift = Shift {
+        worse,
+        se: (1.0 / wsum).sqrt(),
+        df,
+    };
+    let first = &per_model[0].0;
+    let mut row = first.clone();
+    row.model = ALL_MODELS.into();
+    row.change_pct = Some(stats::pct(worse * orientation(first.direction)));
+    row.n_baseline = per_model.iter().map(|m| m.0.n_baseline).sum();
+    row.n_current = per_model.iter().map(|m| m.0.n_current).sum();
+    let launches = |i: usize| {
+        per_model
+            .iter()
+            .map(|m| m.0.launches.map_or(0, |l| l[i]))
+            .sum()
+    };
+    row.launches = Some([launches(0), launches(1)]);
+    let n_base = per_model.iter().map(|m| m.2).sum();
+    if let Some(n) = row.noise.as_mut() {
+        // The sd of one launch's value is not defined across models: show the combined
+        // standard error's equivalent for one launch a side.
+        n.sd_pct = shift.se / (2.0f64).sqrt() * 100.0;
+        n.df = df;
+        n.own_df = per_model
+            .iter()
+            .map(|m| m.0.noise.map_or(0.0, |n| n.own_df))
+            .sum();
+        n.outliers = 0;
+    }
+    Some((row, shift, n_base))
+}
+
 /// Compare `current` records with `baseline` records under `cfg`.
 pub fn evaluate(
     baseline: &[ScenarioResult],
@@ -409,6 +467,7 @@ pub fn evaluate(
             }
         }
     }
+    let mut per_metric: BTreeMap<String, Vec<(Row, Shift, usize)>> = BTreeMap::new();
     for (model, keys) in &compared {
         let scen: Vec<(&[&ScenarioResult], &[&ScenarioResult])> = keys
             .iter()
@@ -416,8 +475,18 @@ pub fn evaluate(
             .collect();
         for metric in cfg.engine_wide_list() {
             if let Some((row, shift, n_base)) = engine_wide_row(model, &metric, &scen, cfg) {
+                per_metric
+                    .entry(metric.clone())
+                    .or_default()
+                    .push((row.clone(), shift, n_base));
                 push(&mut rows, row, Some((shift, n_base)));
             }
+        }
+    }
+    for metric in cfg.engine_wide_list() {
+        if let Some((row, shift, n_base)) = per_metric.get(&metric).and_then(|m| all_models_row(m))
+        {
+            push(&mut rows, row, Some((shift, n_base)));
         }
     }
 
@@ -437,6 +506,56 @@ pub fn evaluate(
         method: method_sentence(cfg, n_gated),
         perfgate_version: env!("CARGO_PKG_VERSION").into(),
     }
+}
+
+/// The first record that appears twice in `recs` (same model, scenario, launch, run, date and
+/// numbers): a results file passed twice, or records appended twice, would silently double the
+/// runs and narrow every interval. Returns a message naming it.
+pub fn duplicate(recs: &[ScenarioResult]) -> Option<String> {
+    let key = |r: &ScenarioResult| {
+        (
+            r.model.clone(),
+            r.scenario_id(),
+            noise::launch_key(r),
+            r.run_index,
+            r.run_in_launch,
+            r.date.clone(),
+            r.duration.to_bits(),
+            r.output_throughput.to_bits(),
+        )
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for r in recs {
+        if !seen.insert(key(r)) {
+            return Some(format!(
+                "model `{}`, scenario `{}`, run {}{}: the same record appears twice (a file passed twice?)",
+                r.model,
+                r.scenario_id(),
+                r.run_index,
+                r.launch_id
+                    .as_deref()
+                    .map(|l| format!(" of launch `{l}`"))
+                    .unwrap_or_default()
+            ));
+        }
+    }
+    None
+}
+
+/// Gated rows whose verdict compared numbers of both sides (tested or ruled). A check where
+/// this is zero compared nothing: it must never pass.
+pub fn compared(rows: &[Row]) -> usize {
+    rows.iter()
+        .filter(|r| {
+            r.gated
+                && r.n_baseline > 0
+                && r.n_current > 0
+                && matches!(
+                    r.verdict,
+                    Verdict::Pass | Verdict::Regressed | Verdict::Improved | Verdict::Inconclusive
+                )
+        })
+        .count()
 }
 
 /// Launches a side beyond which "likely decides" is not worth saying.
@@ -907,6 +1026,71 @@ mod tests {
             verdict_of(&rep, "m/a", 100, "output_throughput").verdict,
             Verdict::Inconclusive,
             "the pool, not the configured prior, sets the noise"
+        );
+    }
+
+    #[test]
+    fn duplicates_and_empty_comparisons_are_found() {
+        let s = quiet_suite(2, 0.01);
+        assert_eq!(duplicate(&s), None);
+        let mut twice = s.clone();
+        twice.extend(s.iter().cloned());
+        let msg = duplicate(&twice).unwrap();
+        assert!(
+            msg.contains("appears twice") && msg.contains("launch `L0`"),
+            "{msg}"
+        );
+        let rep = eval(&s, &s);
+        assert!(compared(&rep.rows) > 0);
+        // Results for another model only: every row is missing, nothing was compared.
+        let other: Vec<_> = s
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                r.model = "other".into();
+                r
+            })
+            .collect();
+        assert_eq!(compared(&eval(&s, &other).rows), 0);
+        // No gated metric: nothing compared either.
+        let none = GateConfig::parse("gated = []\n", "g").unwrap();
+        let rep = evaluate(&s, &s, &[], &none, "c", Side::default(), Side::default());
+        assert_eq!(compared(&rep.rows), 0);
+    }
+
+    #[test]
+    fn a_uniform_slowdown_too_small_for_any_model_is_seen_over_all_models() {
+        // Three models, three launches a side with ±1 % launch noise; every scenario 4 %
+        // slower: the all-models test pools six scenarios' worth of launches.
+        let base = quiet_suite(3, 0.01);
+        let cur: Vec<_> = base
+            .iter()
+            .map(|r| {
+                let mut r = scaled(r, 0.96, 1.0 / 0.96);
+                r.launch_id = r.launch_id.map(|l| format!("c{l}"));
+                r
+            })
+            .collect();
+        let rep = eval(&base, &cur);
+        let all = rep
+            .rows
+            .iter()
+            .find(|r| r.model == ALL_MODELS && r.metric == "output_throughput")
+            .expect("an all-models row");
+        assert!(all.gated);
+        assert_eq!(all.launches, Some([9, 9]));
+        assert!((all.change_pct.unwrap() + 4.0).abs() < 1e-9, "{all:?}");
+        let one = rep
+            .rows
+            .iter()
+            .find(|r| {
+                r.model == "m/a" && r.scenario == ENGINE_WIDE && r.metric == "output_throughput"
+            })
+            .unwrap();
+        let (sa, so) = (all.interval.unwrap(), one.interval.unwrap());
+        assert!(
+            sa[1] - sa[0] < so[1] - so[0],
+            "pooling narrows the interval"
         );
     }
 

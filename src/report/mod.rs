@@ -5,8 +5,11 @@
 //! statistics and never print; the caller decides where the text goes.
 
 pub mod dryrun;
+pub mod history;
+pub mod html;
 pub mod json;
 pub mod markdown;
+pub mod noise;
 pub mod output;
 pub mod sidebyside;
 pub mod terminal;

@@ -495,3 +495,89 @@ fn seed_baseline_done_when() {
     );
     assert!(regressed(&report).is_empty());
 }
+
+/// A check that compared nothing, or saw the same records twice, is a usage error (exit 2),
+/// never a pass.
+#[test]
+fn nothing_compared_or_doubled_data_exit_2() {
+    let case = Case::launched();
+    let recs = launches(&seed_records(), "C", 2);
+    let res = case.results("cur.jsonl", &recs);
+    let (out, _) = case.check(&res, &[]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // One results file passed twice.
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(&case.baseline)
+        .arg("--results")
+        .arg(&res)
+        .arg("--results")
+        .arg(&res)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("appears twice"), "{err}");
+
+    // Results for another model only.
+    let other: Vec<_> = recs
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.model = "someone/else".into();
+            r
+        })
+        .collect();
+    let (out, _) = case.check(&case.results("other.jsonl", &other), &[]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothing was compared") && err.contains("someone/else"),
+        "{err}"
+    );
+
+    // No gated metric.
+    let gate = case.dir.path().join("gate.toml");
+    std::fs::write(&gate, "gated = []\n").unwrap();
+    let (out, _) = case.check(&res, &["--gate", gate.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+
+    // A baseline with no models.
+    let empty = case.dir.path().join("empty.toml");
+    std::fs::write(&empty, "schema_version = 1\n[engine]\nname = \"vllm\"\n").unwrap();
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(&empty)
+        .arg("--results")
+        .arg(&res)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+
+    // The same model twice in a baseline.
+    let text = std::fs::read_to_string(&case.baseline).unwrap();
+    let first = text.find("[[models]]").unwrap();
+    let doubled = case.dir.path().join("doubled.toml");
+    std::fs::write(&doubled, format!("{text}\n{}", &text[first..])).unwrap();
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(&doubled)
+        .arg("--results")
+        .arg(&res)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("appears twice"), "{err}");
+}

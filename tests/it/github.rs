@@ -589,6 +589,8 @@ async fn action_passes_inputs_as_single_arguments_and_never_evaluates_them() {
             "out",
             "--json",
             "out/report.json",
+            "--html",
+            "out/report.html",
             "--fail-on",
             "regression",
             "--models",
@@ -667,12 +669,23 @@ async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
         .find_map(|l| l.strip_prefix("report="))
         .unwrap();
     env.push(("PG_REPORT", report_line.to_string()));
+    // The merged HTML page, uploaded by the next step, is linked from the comment.
+    assert!(
+        outputs.lines().any(|l| l == "html=merged/report.html"),
+        "{outputs}"
+    );
+    assert!(job.read("merged/report.html").contains("<svg"));
+    let artifact = "https://github.com/o/r/actions/runs/1/artifacts/2";
+    env.push(("PG_HTML_URL", artifact.to_string()));
     let post = run_action(job.dir.path(), "Post to the pull request", &env).await;
     assert_eq!(post.status.code(), Some(0), "{}", text(&post));
     env.push(("CODE", "1".into()));
     let out = run_action(job.dir.path(), "Exit with the gate's code", &env).await;
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(fake.comments().len(), 1);
+    assert!(fake.comments()[0]
+        .body
+        .contains(&format!("[Sign-off report (HTML)]({artifact})")));
     let runs = fake.check_runs();
     assert_eq!(runs.len(), 1);
     assert_eq!(runs[0]["head_sha"], HEAD_SHA);

@@ -11,5 +11,6 @@ mod github;
 mod import;
 mod llamacpp;
 mod run;
+mod signoff;
 mod support;
 mod wire;

@@ -1,0 +1,95 @@
+//! The terminal view of a baseline [`History`]: the baselines in release order, then one line
+//! per series with its values and its change points.
+
+use std::fmt::Write as _;
+
+use crate::history::History;
+
+fn fmt(v: f64) -> String {
+    super::fmt_value("", Some(v))
+}
+
+/// The table; `changes_only` keeps the series with a change point (marked `▲`/`▼` better/worse).
+pub fn render_terminal(h: &History, changes_only: bool) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "Baselines in release order:");
+    for (i, e) in h.entries.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  #{:<2} {:<24} {:<12} {}",
+            i + 1,
+            e.label,
+            e.date.as_deref().unwrap_or("–"),
+            e.path
+        );
+    }
+    let _ = writeln!(out);
+    let mut rows: Vec<Vec<String>> = vec![{
+        let mut h0 = vec!["model".into(), "scenario".into(), "metric".into()];
+        h0.extend((1..=h.entries.len()).map(|i| format!("#{i}")));
+        h0.push("change points".into());
+        h0
+    }];
+    let mut flagged = 0;
+    for s in &h.series {
+        if changes_only && s.detection.changes.is_empty() {
+            continue;
+        }
+        flagged += usize::from(!s.detection.changes.is_empty());
+        let mut r = vec![s.model.clone(), s.scenario.clone(), s.metric.clone()];
+        r.extend(
+            s.points
+                .iter()
+                .map(|p| p.as_ref().map_or("–".into(), |p| fmt(p.value))),
+        );
+        let cps: Vec<String> = s
+            .detection
+            .changes
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} at #{} {:+.1}% (z {:.1})",
+                    if s.is_worse(c) {
+                        "▼ worse"
+                    } else {
+                        "▲ better"
+                    },
+                    c.index + 1,
+                    c.change_pct,
+                    c.z
+                )
+            })
+            .collect();
+        r.push(if cps.is_empty() {
+            "–".into()
+        } else {
+            cps.join("; ")
+        });
+        rows.push(r);
+    }
+    let ncol = rows[0].len();
+    let widths: Vec<usize> = (0..ncol)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in &rows {
+        let line: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c == ncol - 1 {
+                    cell.clone()
+                } else {
+                    format!("{cell:<w$}", w = widths[c])
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{}", line.join("  ").trim_end());
+    }
+    let _ = writeln!(
+        out,
+        "\n{flagged} of {} series with a change point (two-window test, window {}, Bonferroni over the boundaries, step ≥ the gate's tolerance).",
+        h.series.len(),
+        h.window
+    );
+    out
+}
