@@ -177,11 +177,10 @@ pub struct MetricSeries {
 
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         path: String,
-        #[source]
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("{path}:{line}:{col}: {message}")]
     Parse {
@@ -219,9 +218,9 @@ impl Baseline {
     /// Read and validate a baseline (or suite) file.
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Io {
+        let text = std::fs::read_to_string(path).map_err(|reason| BaselineError::Io {
             path: p.clone(),
-            source,
+            reason,
         })?;
         Baseline::parse(&text, &p)
     }
@@ -247,6 +246,15 @@ impl Baseline {
             }
             let mut seen = std::collections::BTreeSet::new();
             for s in &m.scenarios {
+                if let Some(r) = s.params.random_range_ratio {
+                    if !r.is_finite() || r < 0.0 {
+                        return Err(invalid(format!(
+                            "model `{}`, scenario `{}`: random_range_ratio must be a finite \
+                             number ≥ 0, got {r}",
+                            m.name, s.id
+                        )));
+                    }
+                }
                 let id = s.params.id();
                 if s.id != id {
                     return Err(invalid(format!(
@@ -268,11 +276,13 @@ impl Baseline {
                             m.name
                         )));
                     }
-                    if series.values.iter().any(|v| !v.is_finite()) {
-                        return Err(invalid(format!(
-                            "model `{}`, scenario `{id}`, metric `{name}`: values must be finite numbers",
-                            m.name
-                        )));
+                    for v in &series.values {
+                        if let Err(why) = crate::record::check_metric_value(name, *v) {
+                            return Err(invalid(format!(
+                                "model `{}`, scenario `{id}`, metric `{name}`: {why}",
+                                m.name
+                            )));
+                        }
                     }
                     if series.values.len() != n {
                         return Err(invalid(format!(

@@ -6,6 +6,7 @@
 //! the edge modules (`client`, `engine`, `github`, `fakeserver`); only `app` wires them together.
 
 pub mod app;
+pub mod atomic;
 pub mod baseline;
 pub mod cli;
 pub mod client;
@@ -18,6 +19,7 @@ pub mod history;
 pub mod import;
 pub mod metrics;
 pub mod record;
+pub mod redact;
 pub mod report;
 pub mod suite;
 pub mod text;

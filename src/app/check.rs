@@ -172,7 +172,7 @@ pub fn gate_and_report(
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    Ok(crate::atomic::write(path, text)?)
 }
 
 pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {

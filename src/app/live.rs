@@ -126,8 +126,8 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         .get_or_insert_with(|| live.output_dir.join("report.html"));
 
     let mut out = Output::create(&live.output_dir)?;
-    let _ = std::fs::write(
-        live.output_dir.join("plan.txt"),
+    let _ = crate::atomic::write(
+        &live.output_dir.join("plan.txt"),
         crate::report::dryrun::render_dry_run(&plan, &shown, live.runs),
     );
     let rt = super::runtime()?;
@@ -197,7 +197,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
 
     if let Some(path) = &live.save_baseline {
         let b = baseline_with_runs(&file, &plan, &m.records, &shown);
-        std::fs::write(path, b.to_toml()).with_context(|| format!("writing {}", path.display()))?;
+        crate::atomic::write(path, b.to_toml())?;
         eprintln!("perfgate: wrote baseline {}", path.display());
     }
 

@@ -11,6 +11,7 @@ pub mod import;
 pub mod live;
 pub mod merge;
 pub mod report;
+pub mod num;
 pub mod run;
 
 /// Stops performance regressions in LLM serving engines before they merge.
