@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perfgate::chunk;
+use perfgate::client::chunk;
 
 fuzz_target!(|data: &[u8]| {
     let mut s = chunk::Stream::new();

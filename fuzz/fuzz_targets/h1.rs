@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perfgate::h1::{parse_head, Body, Framing, MAX_HEAD};
+use perfgate::client::h1::{parse_head, Body, Framing, MAX_HEAD};
 
 fn decode(framing: Framing, parts: &[&[u8]]) -> (Result<(), String>, Vec<u8>, bool) {
     let mut b = Body::new(framing);

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use perfgate::sse::{decode_all, Decoder, MAX_EVENT};
+use perfgate::client::sse::{decode_all, Decoder, MAX_EVENT};
 
 fuzz_target!(|data: &[u8]| {
     if data.is_empty() {

@@ -14,7 +14,6 @@ pub mod sse;
 
 use std::time::{Duration, Instant};
 
-
 use crate::dataset::Prompt;
 use crate::record::{Failure, FailureKind, RequestRecord};
 
