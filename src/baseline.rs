@@ -678,6 +678,48 @@ median_ttft_ms = { direction = "lower", values = [307467.3] }
     }
 
     #[test]
+    fn nan_or_negative_ratio_and_impossible_values_are_named() {
+        for (from, to, says) in [
+            (
+                "random_range_ratio = 1.0",
+                "random_range_ratio = nan",
+                "random_range_ratio must be a finite number ≥ 0, got NaN",
+            ),
+            (
+                "random_range_ratio = 1.0",
+                "random_range_ratio = -0.5",
+                "random_range_ratio must be a finite number ≥ 0, got -0.5",
+            ),
+            (
+                "values = [307467.3]",
+                "values = [-1.0]",
+                "metric `median_ttft_ms`: -1 is negative",
+            ),
+            (
+                "values = [307467.3]",
+                "values = [0.0]",
+                "metric `median_ttft_ms`: 0 is not a possible value",
+            ),
+            (
+                "values = [3197.08]",
+                "values = [0.0]",
+                "metric `output_throughput`: 0 is not",
+            ),
+        ] {
+            let err = Baseline::parse(&SAMPLE.replace(from, to), "b.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{to}: {err}");
+            assert!(!err.contains("scenario id"), "not an id error: {err}");
+        }
+    }
+
+    #[test]
+    fn a_bom_is_accepted() {
+        assert!(Baseline::parse(&format!("\u{feff}{SAMPLE}"), "b.toml").is_ok());
+    }
+
+    #[test]
     fn wrong_id_is_an_error() {
         let text = SAMPLE.replace("id = \"random-in1024-out1024-n2000\"", "id = \"x\"");
         let err = Baseline::parse(&text, "b.toml").unwrap_err().to_string();
