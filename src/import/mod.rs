@@ -183,19 +183,21 @@ pub(crate) fn python_json(text: &str) -> std::borrow::Cow<'_, str> {
             i += 1;
             continue;
         }
-        let word_start = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
-        let rest = &text[i..];
+        let word_start =
+            i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] >= 0x80);
+        // Bytes, not `&str`: `i` may sit inside a multi-byte character outside any string.
+        let rest = &b[i..];
         let ends = |n: usize| {
             b.get(i + n)
                 .is_none_or(|x| !(x.is_ascii_alphanumeric() || *x == b'_'))
         };
         let (token, with): (usize, &str) = if !word_start {
             (0, "")
-        } else if rest.starts_with("-Infinity") && ends(9) {
+        } else if rest.starts_with(b"-Infinity") && ends(9) {
             (9, "\"-Infinity\"")
-        } else if rest.starts_with("Infinity") && ends(8) {
+        } else if rest.starts_with(b"Infinity") && ends(8) {
             (8, "\"Infinity\"")
-        } else if rest.starts_with("NaN") && ends(3) {
+        } else if rest.starts_with(b"NaN") && ends(3) {
             (3, "null")
         } else {
             (0, "")
@@ -349,6 +351,8 @@ mod tests {
         assert_eq!(got.records.len(), 1);
         assert!(got.records[0].params.request_rate.is_inf());
         assert!(!got.records[0].stats.contains_key("std_ttft_ms"));
+        // A multi-byte character outside a string (found by the fuzzer: a panic on slicing).
+        assert_eq!(python_json("ȩ NaN ȩInfinity"), "ȩ null ȩInfinity");
         assert_eq!(
             python_json(r#"{"a": -Infinity, "b": "x NaN", "c": [NaN], "NaNa": 1}"#),
             r#"{"a": "-Infinity", "b": "x NaN", "c": [null], "NaNa": 1}"#
