@@ -10,8 +10,8 @@ pub mod history;
 pub mod import;
 pub mod live;
 pub mod merge;
-pub mod report;
 pub mod num;
+pub mod report;
 pub mod run;
 
 /// Stops performance regressions in LLM serving engines before they merge.
