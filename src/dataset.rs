@@ -62,10 +62,10 @@ pub struct Dataset {
 pub enum DatasetError {
     #[error("{0}")]
     Invalid(String),
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     /// Bad content at a place in a file (`line` is 1-based).
     #[error("{path}:{line}: {msg}")]
@@ -392,9 +392,9 @@ fn need_path(spec: &DatasetSpec) -> Result<&Path, DatasetError> {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, DatasetError> {
-    std::fs::read(path).map_err(|source| DatasetError::Io {
+    std::fs::read(path).map_err(|reason| DatasetError::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     })
 }
 

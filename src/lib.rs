@@ -19,6 +19,7 @@
 //! `tests/it/architecture.rs` checks these rules on the source.
 
 pub mod app;
+pub mod atomic;
 pub mod baseline;
 pub mod cli;
 pub mod client;
@@ -32,6 +33,7 @@ pub mod import;
 pub mod launch;
 pub mod metrics;
 pub mod record;
+pub mod redact;
 pub mod report;
 pub mod runner;
 pub mod suite;

@@ -522,6 +522,31 @@ pub fn is_metric_key(name: &str) -> bool {
     OUTCOME_METRICS.contains(&name) || is_stat_key(name)
 }
 
+/// Whether `v` is a possible value of metric `name`: finite and not negative everywhere; above
+/// zero where zero cannot be measured (a TTFT or end-to-end latency statistic other than its
+/// spread, the duration, the throughputs). A zero there would be a broken record, and on the
+/// gate's log scale it is minus infinity. The error says what is wrong, not which key (the caller
+/// names it with its place).
+pub fn check_metric_value(name: &str, v: f64) -> Result<(), String> {
+    if !v.is_finite() {
+        return Err(format!("{v} is not a finite number"));
+    }
+    if v < 0.0 {
+        return Err(format!("{v} is negative"));
+    }
+    let must_be_positive = matches!(
+        name,
+        "duration" | "request_throughput" | "output_throughput" | "total_token_throughput"
+    ) || (is_stat_key(name)
+        && (name.ends_with("_ttft_ms") || name.ends_with("_e2el_ms"))
+        && !name.starts_with("std_")
+        && !name.starts_with("min_"));
+    if must_be_positive && v == 0.0 {
+        return Err("0 is not a possible value (it must be above zero)".into());
+    }
+    Ok(())
+}
+
 /// Is `key` a distribution statistic key in vLLM's naming (`mean_ttft_ms`, `p99.9_itl_ms`, …)?
 pub fn is_stat_key(key: &str) -> bool {
     let Some(rest) = key.strip_suffix("_ms") else {
@@ -564,11 +589,10 @@ pub enum RecordError {
         line: usize,
         message: String,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         path: String,
-        #[source]
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("{path}:{line}: unknown field `{key}` in a results record")]
     UnknownKey {
@@ -581,22 +605,41 @@ pub enum RecordError {
 /// Parse JSON Lines of records. Blank lines are skipped; every other line must be a record.
 pub fn parse_jsonl(text: &str, path: &str) -> Result<Vec<ScenarioResult>, RecordError> {
     let mut out = Vec::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.is_empty() {
             continue;
         }
-        let rec: ScenarioResult = serde_json::from_str(t).map_err(|e| RecordError::Parse {
-            path: path.to_string(),
-            line: i + 1,
-            message: e.to_string(),
-        })?;
+        let mut de = serde_json::Deserializer::from_str(t);
+        let rec: ScenarioResult =
+            serde_path_to_error::deserialize(&mut de).map_err(|e| RecordError::Parse {
+                path: path.to_string(),
+                line: i + 1,
+                // The key by name, the value cut short (serde quotes a wrong value whole).
+                message: match e.path().to_string().as_str() {
+                    "." | "" => crate::redact::shorten(&e.inner().to_string(), 200),
+                    key => format!(
+                        "`{key}`: {}",
+                        crate::redact::shorten(&e.inner().to_string(), 200)
+                    ),
+                },
+            })?;
         if let Some(key) = rec.stats.keys().find(|k| !is_stat_key(k)) {
             return Err(RecordError::UnknownKey {
                 path: path.to_string(),
                 line: i + 1,
                 key: key.clone(),
             });
+        }
+        for (key, v) in rec.metrics() {
+            if let Err(m) = check_metric_value(&key, v) {
+                return Err(RecordError::Parse {
+                    path: path.to_string(),
+                    line: i + 1,
+                    message: format!("`{key}`: {m}"),
+                });
+            }
         }
         out.push(rec);
     }
@@ -606,9 +649,9 @@ pub fn parse_jsonl(text: &str, path: &str) -> Result<Vec<ScenarioResult>, Record
 /// Read a JSON Lines file of records.
 pub fn read_jsonl(path: &std::path::Path) -> Result<Vec<ScenarioResult>, RecordError> {
     let p = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
+    let text = std::fs::read_to_string(path).map_err(|reason| RecordError::Io {
         path: p.clone(),
-        source,
+        reason,
     })?;
     parse_jsonl(&text, &p)
 }
@@ -640,6 +683,12 @@ pub enum FailureKind {
     Timeout,
     /// The body ended cleanly but without `data: [DONE]`.
     NoDone,
+    /// The stream ended (`[DONE]`) without one chunk carrying text: nothing to time a first token
+    /// by. Counting it a success would put a TTFT of 0 into the statistics.
+    NoOutput,
+    /// The response broke a size bound: a head over 64 KiB (interim `1xx` included) or an SSE
+    /// event over 8 MiB.
+    TooLarge,
 }
 
 impl FailureKind {
@@ -653,6 +702,8 @@ impl FailureKind {
             FailureKind::ConnectionReset => "connection_reset".into(),
             FailureKind::Timeout => "timeout".into(),
             FailureKind::NoDone => "stream_ended_without_done".into(),
+            FailureKind::NoOutput => "no_output_tokens".into(),
+            FailureKind::TooLarge => "response_too_large".into(),
         }
     }
 }
@@ -700,11 +751,10 @@ impl RequestRecord {
         self.failure.is_none()
     }
 
-    /// Time to first token, seconds, from the scheduled send time (0 when no token arrived).
-    pub fn ttft(&self) -> f64 {
+    /// Time to first token, seconds, from the scheduled send time; `None` when no token arrived.
+    pub fn ttft(&self) -> Option<f64> {
         self.first_token
             .map(|t| t.saturating_sub(self.scheduled).as_secs_f64())
-            .unwrap_or(0.0)
     }
 
     /// End-to-end latency, seconds, from the scheduled send time.
@@ -758,6 +808,48 @@ mod tests {
         text.push_str("\n{\"model\":\"m\",\"dataset_name\":\"random\",\"num_prompts\":1,\"completed\":1,\"duration\":1,\"total_input_tokens\":1,\"total_output_tokens\":1,\"request_throughput\":1,\"output_throughput\":1,\"bogus\":3}\n");
         let err = parse_jsonl(&text, "r.jsonl").unwrap_err().to_string();
         assert_eq!(err, "r.jsonl:3: unknown field `bogus` in a results record");
+    }
+
+    #[test]
+    fn bad_values_are_named_by_key_cut_short_and_a_bom_is_fine() {
+        let good = to_jsonl(&[sample()]);
+        assert_eq!(
+            parse_jsonl(&format!("\u{feff}{good}"), "r.jsonl")
+                .unwrap()
+                .len(),
+            1
+        );
+        let huge = "x".repeat(1_000_000);
+        let bad = good.replace("\"duration\":640.59", &format!("\"duration\":\"{huge}\""));
+        let err = parse_jsonl(&bad, "r.jsonl").unwrap_err().to_string();
+        assert!(
+            err.starts_with("r.jsonl:1: `duration`: "),
+            "{}",
+            &err[..100]
+        );
+        assert!(err.len() < 400, "{} bytes", err.len());
+        for (from, to, says) in [
+            (
+                "\"mean_ttft_ms\":274601.85",
+                "\"mean_ttft_ms\":-5.0",
+                "`mean_ttft_ms`: -5 is negative",
+            ),
+            (
+                "\"mean_ttft_ms\":274601.85",
+                "\"mean_ttft_ms\":0.0",
+                "`mean_ttft_ms`: 0 is not a possible value",
+            ),
+            (
+                "\"duration\":640.59",
+                "\"duration\":0",
+                "`duration`: 0 is not",
+            ),
+        ] {
+            let err = parse_jsonl(&good.replace(from, to), "r.jsonl")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{err}");
+        }
     }
 
     #[test]

@@ -2,8 +2,6 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::Context;
-
 use super::Exit;
 use crate::baseline::{Baseline, EngineInfo, LaunchSpec};
 use crate::cli::baseline::{BaselineCommand, NoiseArgs, RecordArgs, ShowArgs};
@@ -109,8 +107,7 @@ fn record(a: RecordArgs) -> anyhow::Result<Exit> {
         again == b,
         "internal error: the baseline does not round-trip"
     );
-    std::fs::write(&a.output, text)
-        .with_context(|| format!("{}: cannot write", a.output.display()))?;
+    crate::atomic::write(&a.output, text)?;
     let runs: usize = b
         .models
         .iter()

@@ -5,8 +5,6 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
 use super::{exit_for, Exit};
 use crate::cli::check::{CheckArgs, ColorChoice};
 use crate::cli::FailOn;
@@ -139,7 +137,7 @@ pub fn gate_and_report(
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    Ok(crate::atomic::write(path, text)?)
 }
 
 pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {

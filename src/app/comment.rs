@@ -175,6 +175,7 @@ pub(crate) fn post_report(
 
 /// Say something about posting on stderr and, inside Actions, as an annotation.
 fn warn(ctx: &Context, level: &str, msg: &str) {
+    let msg = &crate::redact::text(msg);
     eprintln!("perfgate: github: {msg}");
     if ctx.in_actions {
         println!(

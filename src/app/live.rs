@@ -59,7 +59,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let dry = render_dry_run(&plan, &shown, &schedule);
     let mut runner =
         Runner::new(plan, settings, &live.output_dir, rx).map_err(|e| infra(e.to_string()))?;
-    let _ = std::fs::write(runner.output_dir().join("plan.txt"), dry);
+    let _ = crate::atomic::write(&runner.output_dir().join("plan.txt"), dry);
     rt.block_on(runner.run_suite(live.runs, live.runs_per_launch));
 
     let mut rounds = 0;
@@ -89,7 +89,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let engine = runner.plan().engine.clone();
     if let Some(path) = &live.save_baseline {
         let b = live_baseline(&file, runner.plan(), &runner.measured().records, &shown)?;
-        std::fs::write(path, b.to_toml()).with_context(|| format!("writing {}", path.display()))?;
+        crate::atomic::write(path, b.to_toml())?;
         eprintln!("perfgate: wrote baseline {}", path.display());
     }
     let m = runner.into_measured();

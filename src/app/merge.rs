@@ -31,6 +31,5 @@ pub(crate) fn exec(args: MergeArgs) -> anyhow::Result<Exit> {
 
 fn write_json(path: &Path, report: &Report) -> anyhow::Result<()> {
     let text = serde_json::to_string_pretty(report)?;
-    std::fs::write(path, text + "\n")
-        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))
+    Ok(crate::atomic::write(path, text + "\n")?)
 }

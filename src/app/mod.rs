@@ -66,7 +66,10 @@ pub fn main(cli: Cli) -> ExitCode {
     match dispatch(cli) {
         Ok(exit) => exit.into(),
         Err(err) => {
-            eprintln!("perfgate: error: {err:#}");
+            eprintln!(
+                "perfgate: error: {}",
+                crate::redact::text(&format!("{err:#}"))
+            );
             if err.chain().any(|c| c.downcast_ref::<Infra>().is_some()) {
                 Exit::Infra.into()
             } else {

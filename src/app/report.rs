@@ -20,7 +20,7 @@ fn now() -> String {
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    crate::atomic::write(path, text)?;
     eprintln!("perfgate: wrote {}", path.display());
     Ok(())
 }

@@ -31,6 +31,8 @@ pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
     if args.num_prompts == 0 {
         anyhow::bail!("--num-prompts must be at least 1");
     }
+    // The URL and the API key are checked before the (slow) tokenizer and dataset.
+    crate::client::Client::new(scenario(&args, cfg_metrics.clone(), None)?.run.client)?;
     let tok = load_tokenizer(&args)?;
     let sc = scenario(&args, cfg_metrics.clone(), Some(tok.clone()))?;
     let ds = dataset::build(&sc.dataset, tok.as_ref())
@@ -76,7 +78,7 @@ pub(crate) fn exec(args: RunArgs) -> anyhow::Result<Exit> {
         }
         let mut text = serde_json::to_string(&value)?;
         text.push('\n');
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        crate::atomic::write(&path, text)?;
         eprintln!("perfgate: wrote {}", path.display());
     }
     Ok(Exit::Pass)

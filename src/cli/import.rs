@@ -37,7 +37,7 @@ pub struct ImportArgs {
     pub random_input_len: Option<u64>,
     #[arg(long)]
     pub random_output_len: Option<u64>,
-    #[arg(long)]
+    #[arg(long, value_parser = super::num::range_ratio)]
     pub random_range_ratio: Option<f64>,
     /// How `--random-range-ratio` was read by the tool that ran (default: from the format).
     #[arg(long, value_enum)]

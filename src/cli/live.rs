@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use super::num;
 pub use crate::runner::Warmup;
 
 /// What `--rerun` re-runs.
@@ -67,19 +68,19 @@ pub struct LiveArgs {
     pub output_dir: PathBuf,
 
     /// Seconds an engine may take to become ready (default: the file's, else the preset's).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = num::secs)]
     pub start_timeout: Option<f64>,
 
     /// Seconds between SIGTERM and SIGKILL when stopping an engine.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 30.0, value_name = "SECS", value_parser = num::secs)]
     pub stop_grace: f64,
 
     /// An engine whose /health fails this long during a scenario counts as hung.
-    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 120.0, value_name = "SECS", value_parser = num::secs)]
     pub unresponsive_timeout: f64,
 
     /// Seconds between /metrics samples during a scenario.
-    #[arg(long, default_value_t = 1.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = num::secs)]
     pub metrics_interval: f64,
 
     /// Warm-up after each launch: a discarded pass of every scenario's shape (its lengths and
@@ -94,7 +95,7 @@ pub struct LiveArgs {
     pub rerun: Option<Rerun>,
 
     /// Most re-run rounds with --rerun.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub max_reruns: u32,
 
     /// Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`).
@@ -106,11 +107,11 @@ pub struct LiveArgs {
     pub dataset_path: Option<PathBuf>,
 
     /// Per-request deadline in seconds (default: none; a hung engine is caught by the health watch).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = num::secs)]
     pub request_timeout: Option<f64>,
 
     /// Hard limit in seconds for one scenario run, after which it counts as an engine fault.
-    #[arg(long, default_value_t = 10800.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 10800.0, value_name = "SECS", value_parser = num::secs)]
     pub scenario_timeout: f64,
 
     /// Also write the measured runs as a baseline file (the suite plus the numbers).

@@ -10,6 +10,7 @@ pub mod history;
 pub mod import;
 pub mod live;
 pub mod merge;
+pub mod num;
 pub mod report;
 pub mod run;
 

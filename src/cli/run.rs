@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::num;
+
 use crate::dataset::DatasetName;
 use crate::record::{RangeConvention, RequestRate};
 
@@ -34,39 +36,39 @@ pub struct RunArgs {
     /// Dataset file (sharegpt JSON, jsonl of {prompt, output_len}).
     #[arg(long)]
     pub dataset_path: Option<PathBuf>,
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = num::prompts)]
     pub num_prompts: usize,
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = num::input_len)]
     pub random_input_len: u32,
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 128, value_parser = num::output_len)]
     pub random_output_len: u32,
     /// Length spread; read per --range-convention.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = num::range_ratio)]
     pub random_range_ratio: f64,
     /// vllm: lengths in [L(1−r), L(1+r)]; sglang (and LMDeploy): [max(rL, 1), L].
     #[arg(long, value_enum, default_value = "vllm")]
     pub range_convention: RangeConvention,
     /// Output length for sharegpt prompts (default: the reference answer's length).
-    #[arg(long)]
+    #[arg(long, value_parser = num::output_len)]
     pub sharegpt_output_len: Option<u32>,
     /// Requests per second (`inf`: all at once; otherwise gamma/Poisson arrivals).
-    #[arg(long, default_value = "inf")]
+    #[arg(long, default_value = "inf", value_parser = num::rate)]
     pub request_rate: RequestRate,
     /// Gamma shape of the arrival gaps (1 = Poisson; lower is burstier).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = num::burstiness)]
     pub burstiness: f64,
     /// At most this many requests in flight.
-    #[arg(long)]
+    #[arg(long, value_parser = num::concurrency)]
     pub max_concurrency: Option<usize>,
     /// Requests sent and discarded before the measured run.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = num::warmups)]
     pub num_warmups: usize,
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Ask the server to ignore EOS (default: on for random and fixed prompts, off otherwise).
     #[arg(long, num_args = 0..=1, default_missing_value = "true")]
     pub ignore_eos: Option<bool>,
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = num::temperature)]
     pub temperature: f64,
     /// Comma-separated metrics to report statistics for: ttft, tpot, itl, e2el.
     #[arg(long, default_value = "ttft,tpot,itl")]
@@ -90,7 +92,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub save_detailed: bool,
     /// Per-request timeout in seconds (default: none).
-    #[arg(long)]
+    #[arg(long, value_parser = num::secs)]
     pub request_timeout: Option<f64>,
     /// A fresh connection per request (as vLLM's and SGLang's clients do) instead of reusing
     /// connections opened before the run. Needed for llama.cpp's server, which announces
@@ -111,11 +113,11 @@ pub struct FakeServerArgs {
     /// Port on 127.0.0.1 (0: any free port; the URL is printed).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value_t = 50.0, value_parser = num::millis)]
     pub ttft_ms: f64,
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = num::millis)]
     pub itl_ms: f64,
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = num::output_len)]
     pub tokens_per_chunk: u32,
     /// Do not send usage.
     #[arg(long)]
@@ -124,7 +126,7 @@ pub struct FakeServerArgs {
     #[arg(long, default_value = "none")]
     pub fault: String,
     /// Apply the fault to every N-th request.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub fault_every: u64,
     #[arg(long, default_value = "fake-model")]
     pub model: String,

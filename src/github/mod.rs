@@ -317,8 +317,9 @@ impl Client {
                     }
                     let wait = match after {
                         Some(a) if a > self.retry.max_delay => {
+                            let err_s = crate::redact::text(&err.to_string());
                             eprintln!(
-                                "perfgate: github: {err}; GitHub asks to wait {}s, longer than the {}s allowed: giving up",
+                                "perfgate: github: {err_s}; GitHub asks to wait {}s, longer than the {}s allowed: giving up",
                                 a.as_secs(),
                                 self.retry.max_delay.as_secs()
                             );
@@ -328,8 +329,9 @@ impl Client {
                         None => self.retry.backoff(n),
                     };
                     n += 1;
+                    let err_s = crate::redact::text(&err.to_string());
                     eprintln!(
-                        "perfgate: github: {err}; retry {n}/{} to {action} in {:.1}s",
+                        "perfgate: github: {err_s}; retry {n}/{} to {action} in {:.1}s",
                         self.retry.retries,
                         wait.as_secs_f64()
                     );
@@ -387,6 +389,7 @@ impl Client {
             .ok()
             .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
             .unwrap_or_else(|| body.chars().take(200).collect());
+        let message = crate::redact::text(&message);
         let http = GithubError::Http {
             action: action.into(),
             status: status.as_u16(),

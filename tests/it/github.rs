@@ -353,6 +353,47 @@ async fn forbidden_names_the_permissions_and_keeps_the_gate_exit() {
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
 }
 
+/// Echoes the request's Authorization header in an error body, as a misconfigured proxy would.
+struct EchoAuth(u16);
+
+impl wiremock::Respond for EchoAuth {
+    fn respond(&self, req: &wiremock::Request) -> ResponseTemplate {
+        let auth = req
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        ResponseTemplate::new(self.0).set_body_json(json!({
+            "message": format!("bad request; you sent Authorization: {auth}"),
+            "headers": {"Authorization": auth}}))
+    }
+}
+
+#[tokio::test]
+async fn an_error_body_echoing_the_token_is_redacted_everywhere() {
+    let (server, _fake) = FakeGithub::start().await;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/issues/{PR}/comments")))
+        .respond_with(EchoAuth(502))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/check-runs")))
+        .respond_with(EchoAuth(422))
+        .mount(&server)
+        .await;
+    let job = Job::new(&failing_report(), false);
+    let out = job.comment(&server.uri(), &[]).await;
+    let all = text(&out);
+    assert!(all.contains("::warning"), "{all}");
+    assert!(
+        all.contains("[REDACTED]"),
+        "the echo is shown, masked: {all}"
+    );
+    assert_no_token(&job, &[&out]);
+}
+
 #[tokio::test]
 async fn bad_gateway_is_retried_then_succeeds_without_duplicates() {
     let (server, fake) = FakeGithub::start().await;

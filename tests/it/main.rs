@@ -8,6 +8,7 @@ mod decision;
 mod engine;
 mod faults;
 mod github;
+mod hostile;
 mod import;
 mod llamacpp;
 mod run;
