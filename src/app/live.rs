@@ -73,16 +73,20 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         let next_run = live.runs * live.runs_per_launch;
         rounds = rt.block_on(runner.rerun_inconclusive(&gate, live.max_reruns, next_run));
     }
-    if rounds > 0 {
-        // Every re-run is another look at the data: split the false-alarm rate over the looks
-        // (Bonferroni) so that re-running until something regresses does not inflate it.
-        let alpha = cfg.alpha() / f64::from(rounds + 1);
+    if live.rerun == Some(Rerun::Inconclusive) {
+        // The final gate is look rounds + 1 of the planned max_reruns + 1: it is judged at that
+        // look's share of α (α-spending), as every look of the loop was.
+        cfg.look = Some(crate::gate::Look {
+            k: rounds + 1,
+            of: live.max_reruns + 1,
+        });
         eprintln!(
-            "perfgate: {rounds} re-run round(s): gating at alpha {alpha:.4} (= {} / {})",
-            cfg.alpha(),
-            rounds + 1
+            "perfgate: {rounds} re-run round(s): look {} of {}, gating at alpha {:.4} of {}",
+            rounds + 1,
+            live.max_reruns + 1,
+            cfg.look_alpha(),
+            cfg.alpha()
         );
-        cfg.alpha = Some(alpha);
     }
     rt.shutdown_timeout(Duration::from_secs(1));
     let out_dir = runner.output_dir().to_path_buf();

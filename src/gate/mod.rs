@@ -15,7 +15,7 @@ pub mod verdict;
 
 pub use config::{GateConfig, Look, MetricGate};
 pub use noise::{Noise, NoiseSource};
-pub use verdict::{compared, count, duplicate, evaluate, ScenarioError};
+pub use verdict::{compared, count, duplicate, evaluate, ScenarioError, ALL_MODELS, ENGINE_WIDE};
 
 /// The verdict of one row (model × scenario × metric).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

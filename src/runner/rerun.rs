@@ -1,10 +1,14 @@
 //! `--rerun inconclusive`: after the first gate, another launch per model for the scenarios the
-//! gate could not decide, up to `--max-reruns` rounds. Which rows are still open is decided in
-//! one place, [`Runner::still_open`], so the rule can change without touching the loop.
+//! gate could not decide, up to `--max-reruns` rounds. Each gate is one look of a sequential test
+//! planned with `--max-reruns` + 1 looks: look k is judged at its share of α and of the pass
+//! level (Lan–DeMets α-spending of Pocock type, [`crate::gate::stats::look_alpha`]), so looking
+//! again until something happens keeps the error rates at the stated levels. The loop stops at
+//! the first look that fails the check or leaves nothing open. Which rows are still open is
+//! decided in one place, [`Runner::still_open`].
 
 use std::collections::BTreeSet;
 
-use crate::gate::{self, GateConfig, Side, Verdict};
+use crate::gate::{self, GateConfig, Look, Side, TopVerdict, Verdict, ALL_MODELS, ENGINE_WIDE};
 use crate::record::ScenarioResult;
 use crate::suite::ScenarioPlan;
 
@@ -30,7 +34,11 @@ impl Runner {
     ) -> u32 {
         let mut rounds = 0;
         while rounds < max_rounds && !self.measured.interrupted {
-            let todo = self.still_open(gate);
+            let look = Look {
+                k: rounds + 1,
+                of: max_rounds + 1,
+            };
+            let todo = self.still_open(gate, look);
             if todo.is_empty() {
                 break;
             }
@@ -44,7 +52,11 @@ impl Runner {
                 let scen: Vec<&ScenarioPlan> = mp
                     .scenarios
                     .iter()
-                    .filter(|s| todo.contains(&(mp.name.clone(), s.id.clone())))
+                    .filter(|s| {
+                        todo.contains(&(mp.name.clone(), s.id.clone()))
+                            || todo.contains(&(mp.name.clone(), ENGINE_WIDE.to_string()))
+                            || todo.contains(&(ALL_MODELS.to_string(), ENGINE_WIDE.to_string()))
+                    })
                     .collect();
                 if scen.is_empty() || self.measured.interrupted {
                     continue;
@@ -58,16 +70,25 @@ impl Runner {
 
     /// The (model, scenario) pairs whose gated verdict is still open: the one call site of the
     /// re-run rule.
-    pub fn still_open(&self, g: &GateInputs<'_>) -> BTreeSet<(String, String)> {
+    /// An open engine-wide test re-runs all of its model's scenarios (all models' for the
+    /// all-models test). A look that already fails the check leaves nothing open.
+    pub fn still_open(&self, g: &GateInputs<'_>, look: Look) -> BTreeSet<(String, String)> {
+        let cfg = GateConfig {
+            look: Some(look),
+            ..g.config.clone()
+        };
         let report = gate::evaluate(
             g.baseline,
             &self.measured.records,
             &self.measured.errors,
-            g.config,
+            &cfg,
             g.kind,
             g.base_side.clone(),
             Side::default(),
         );
+        if report.verdict == TopVerdict::Fail {
+            return BTreeSet::new();
+        }
         report
             .rows
             .iter()

@@ -783,6 +783,11 @@ fn rerun_inconclusive_runs_just_those_scenarios_again_and_tightens_alpha() {
     );
     assert!(r.stderr.contains("re-run 2/2"), "{}", r.stderr);
     assert!(r.stderr.contains("gating at alpha"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("look 3 of 3"),
+        "α-spending over the planned looks: {}",
+        r.stderr
+    );
     let results = std::fs::read_to_string(dir.path().join("out/results.jsonl")).unwrap();
     let recs = perfgate::record::parse_jsonl(&results, "results.jsonl").unwrap();
     let mut runs: Vec<u32> = recs.iter().map(|r| r.run_index).collect();
