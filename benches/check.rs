@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant};
 
 use perfgate::gate::{evaluate, GateConfig, Side};
-use perfgate::record::{self, RequestRate, ScenarioParams, ScenarioResult};
+use perfgate::record::{self, ScenarioResult};
 use perfgate::report;
 
 fn records(runs: usize, factor: f64) -> Vec<ScenarioResult> {
@@ -17,24 +17,13 @@ fn records(runs: usize, factor: f64) -> Vec<ScenarioResult> {
                 let wiggle = factor * (1.0 + 0.01 * i as f64);
                 let n = 1000 * (s + 1);
                 let mut r = ScenarioResult {
-                    model: format!("org/model-{m}"),
-                    params: ScenarioParams {
-                        dataset_name: "random".into(),
-                        num_prompts: n,
-                        random_input_len: Some(1024),
-                        random_output_len: Some(128 << s),
-                        request_rate: RequestRate::Inf,
-                        ..Default::default()
-                    },
                     run_index: i as u32,
-                    completed: n,
                     duration: 300.0 / wiggle,
-                    total_input_tokens: 1024 * n,
                     total_output_tokens: 128 * n,
                     request_throughput: n as f64 / 300.0 * wiggle,
                     output_throughput: 128.0 * n as f64 / 300.0 * wiggle,
                     total_token_throughput: Some(1152.0 * n as f64 / 300.0 * wiggle),
-                    ..Default::default()
+                    ..ScenarioResult::synthetic(&format!("org/model-{m}"), n, 1024, 128 << s)
                 };
                 for stat in ["mean", "median", "std", "p99"] {
                     for metric in ["ttft", "tpot", "itl", "e2el"] {

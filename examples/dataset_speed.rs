@@ -30,7 +30,7 @@ fn main() -> anyhow::Result<()> {
     let input_len: u32 = args.get(3).map(|s| s.parse()).transpose()?.unwrap_or(128);
 
     let (t, c) = (Instant::now(), cpu());
-    let tok = perfgate::tokenizer::load(tok_path, "")?;
+    let tok = perfgate::client::tokenize::load(tok_path, "")?;
     println!(
         "load tokenizer: {:.3} s wall, {:.2} s cpu",
         t.elapsed().as_secs_f64(),

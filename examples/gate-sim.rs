@@ -14,7 +14,7 @@
 //! halve the noise).
 
 use perfgate::gate::{evaluate, GateConfig, Side, TopVerdict, Verdict};
-use perfgate::record::{RequestRate, ScenarioParams, ScenarioResult};
+use perfgate::record::ScenarioResult;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -57,24 +57,13 @@ fn launch(
     let n = 100 * (scen as u64 + 1);
     let t = (sd[0] / 100.0 * scale * z(rng)).exp() / slower;
     let mut r = ScenarioResult {
-        model: format!("org/model-{model}"),
-        params: ScenarioParams {
-            dataset_name: "random".into(),
-            num_prompts: n,
-            random_input_len: Some(1024),
-            random_output_len: Some(128 << scen),
-            request_rate: RequestRate::Inf,
-            ..Default::default()
-        },
         run_index: launch as u32,
         launch_id: Some(format!("L{launch}")),
-        completed: n,
         duration: 100.0 / t,
-        total_input_tokens: 1024 * n,
         total_output_tokens: 128 * n,
         request_throughput: n as f64 / 100.0 * t,
         output_throughput: 128.0 * n as f64 / 100.0 * t,
-        ..Default::default()
+        ..ScenarioResult::synthetic(&format!("org/model-{model}"), n, 1024, 128 << scen)
     };
     for (i, m) in LATENCIES.iter().enumerate() {
         let v = 500.0 * (sd[i + 1] / 100.0 * scale * z(rng)).exp() * slower;

@@ -199,11 +199,10 @@ pub struct MetricSeries {
 
 #[derive(Debug, thiserror::Error)]
 pub enum BaselineError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         path: String,
-        #[source]
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("{path}:{line}:{col}: {message}")]
     Parse {
@@ -241,9 +240,9 @@ impl Baseline {
     /// Read and validate a baseline (or suite) file.
     pub fn load(path: &Path) -> Result<Baseline, BaselineError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| BaselineError::Io {
+        let text = std::fs::read_to_string(path).map_err(|reason| BaselineError::Io {
             path: p.clone(),
-            source,
+            reason,
         })?;
         Baseline::parse(&text, &p)
     }
@@ -269,6 +268,15 @@ impl Baseline {
             }
             let mut seen = std::collections::BTreeSet::new();
             for s in &m.scenarios {
+                if let Some(r) = s.params.random_range_ratio {
+                    if !r.is_finite() || r < 0.0 {
+                        return Err(invalid(format!(
+                            "model `{}`, scenario `{}`: random_range_ratio must be a finite \
+                             number ≥ 0, got {r}",
+                            m.name, s.id
+                        )));
+                    }
+                }
                 let id = s.params.id();
                 if s.id != id {
                     return Err(invalid(format!(
@@ -290,11 +298,13 @@ impl Baseline {
                             m.name
                         )));
                     }
-                    if series.values.iter().any(|v| !v.is_finite()) {
-                        return Err(invalid(format!(
-                            "model `{}`, scenario `{id}`, metric `{name}`: values must be finite numbers",
-                            m.name
-                        )));
+                    for v in &series.values {
+                        if let Err(why) = crate::record::check_metric_value(name, *v) {
+                            return Err(invalid(format!(
+                                "model `{}`, scenario `{id}`, metric `{name}`: {why}",
+                                m.name
+                            )));
+                        }
                     }
                     if series.values.len() != n {
                         return Err(invalid(format!(
@@ -347,6 +357,18 @@ impl Baseline {
         let mut text = String::from(HEADER);
         text.push_str(&doc.to_string());
         text
+    }
+
+    /// The file without numbers (a suite): the models `keep` accepts, every scenario without
+    /// runs or metrics. The base that measured runs are recorded into.
+    pub fn skeleton(&self, keep: impl Fn(&str) -> bool) -> Baseline {
+        let mut b = self.clone();
+        b.models.retain(|m| keep(&m.name));
+        for sc in b.models.iter_mut().flat_map(|m| m.scenarios.iter_mut()) {
+            sc.runs.clear();
+            sc.metrics.clear();
+        }
+        b
     }
 
     /// One record per run of every scenario of every model.
@@ -461,7 +483,7 @@ impl Baseline {
             if let Some(cmd) = &r.launch_command {
                 match &model.launch_command {
                     None => {
-                        let l = crate::suite::launch::parse(cmd);
+                        let l = crate::launch::parse(cmd);
                         model.launch_command = Some(cmd.clone());
                         model.extra_args = l.extra_args.clone();
                         if let Some(other) = l.model.as_deref().filter(|m| *m != r.model) {
@@ -687,6 +709,48 @@ median_ttft_ms = { direction = "lower", values = [307467.3] }
     fn empty_file_is_an_error() {
         let err = Baseline::parse("  \n", "e.toml").unwrap_err().to_string();
         assert_eq!(err, "e.toml: the file is empty");
+    }
+
+    #[test]
+    fn nan_or_negative_ratio_and_impossible_values_are_named() {
+        for (from, to, says) in [
+            (
+                "random_range_ratio = 1.0",
+                "random_range_ratio = nan",
+                "random_range_ratio must be a finite number ≥ 0, got NaN",
+            ),
+            (
+                "random_range_ratio = 1.0",
+                "random_range_ratio = -0.5",
+                "random_range_ratio must be a finite number ≥ 0, got -0.5",
+            ),
+            (
+                "values = [307467.3]",
+                "values = [-1.0]",
+                "metric `median_ttft_ms`: -1 is negative",
+            ),
+            (
+                "values = [307467.3]",
+                "values = [0.0]",
+                "metric `median_ttft_ms`: 0 is not a possible value",
+            ),
+            (
+                "values = [3197.08]",
+                "values = [0.0]",
+                "metric `output_throughput`: 0 is not",
+            ),
+        ] {
+            let err = Baseline::parse(&SAMPLE.replace(from, to), "b.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{to}: {err}");
+            assert!(!err.contains("scenario id"), "not an id error: {err}");
+        }
+    }
+
+    #[test]
+    fn a_bom_is_accepted() {
+        assert!(Baseline::parse(&format!("\u{feff}{SAMPLE}"), "b.toml").is_ok());
     }
 
     #[test]

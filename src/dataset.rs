@@ -28,6 +28,7 @@ use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use serde::Deserialize;
 
+pub use crate::record::DatasetName;
 use crate::record::RangeConvention;
 use crate::tokenizer::{Tokenize, TokenizerError};
 
@@ -39,38 +40,6 @@ pub struct Prompt {
     pub input_len: u32,
     /// Requested output length (`max_tokens`).
     pub output_len: u32,
-}
-
-/// Which dataset (`--dataset-name`); names as vLLM spells them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum DatasetName {
-    /// Random tokens of exact lengths.
-    #[default]
-    Random,
-    /// ShareGPT conversations (`--dataset-path`).
-    Sharegpt,
-    /// One random prompt, repeated.
-    Fixed,
-    /// `{"prompt", "output_len"}` per line (`--dataset-path`).
-    Jsonl,
-    /// Shared prefixes with unique suffixes (prefix caching).
-    #[value(name = "prefix_repetition", alias = "prefix-repetition")]
-    PrefixRepetition,
-    /// vLLM's custom JSONL: `{"prompt"}` per line, output length from --custom-output-len.
-    Custom,
-}
-
-impl DatasetName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DatasetName::Random => "random",
-            DatasetName::Sharegpt => "sharegpt",
-            DatasetName::Fixed => "fixed",
-            DatasetName::Jsonl => "jsonl",
-            DatasetName::PrefixRepetition => "prefix_repetition",
-            DatasetName::Custom => "custom",
-        }
-    }
 }
 
 /// The `prefix_repetition` dataset's shape (vLLM's defaults: 256, 256, 10, 128).
@@ -143,10 +112,10 @@ pub struct Dataset {
 pub enum DatasetError {
     #[error("{0}")]
     Invalid(String),
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         path: PathBuf,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     /// Bad content at a place in a file (`line` is 1-based).
     #[error("{path}:{line}: {msg}")]
@@ -642,9 +611,9 @@ fn need_path(spec: &DatasetSpec) -> Result<&Path, DatasetError> {
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, DatasetError> {
-    std::fs::read(path).map_err(|source| DatasetError::Io {
+    std::fs::read(path).map_err(|reason| DatasetError::Io {
         path: path.to_path_buf(),
-        source,
+        reason,
     })
 }
 

@@ -295,6 +295,28 @@ impl Drop for FakeServer {
     }
 }
 
+/// `perfgate fake-server`: serve on 127.0.0.1:`port` (0: any) until SIGINT or SIGTERM, calling
+/// `ready` with the URL once listening; returns the server's truth at the end.
+pub fn serve_until_signal(
+    cfg: FakeConfig,
+    port: u16,
+    ready: impl FnOnce(&str),
+) -> std::io::Result<Truth> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async {
+        let server = FakeServer::start(cfg, port).await?;
+        ready(&server.url());
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+        Ok(server.truth())
+    })
+}
+
 fn sanitize(mut cfg: FakeConfig) -> FakeConfig {
     cfg.tokens_per_chunk = cfg.tokens_per_chunk.max(1);
     cfg.fault_every = cfg.fault_every.max(1);

@@ -1,11 +1,25 @@
 //! perfgate: stops performance regressions in LLM serving engines before they merge.
 //!
 //! The data path is one-way: suite → dataset → client (load, h1, sse, chunk) → metrics →
-//! [`record::ScenarioResult`] → baseline / gate → report → github. Pure modules (`text`, `record`,
-//! `suite`, `dataset`, `tokenizer`, `metrics`, `baseline`, `import`, `gate`, `history`, `report`) never import
-//! the edge modules (`client`, `engine`, `github`, `fakeserver`); only `app` wires them together.
+//! [`record::ScenarioResult`] → baseline / gate → report → github.
+//!
+//! # Dependency rules
+//! - **Core** (pure: no processes, no network, no tokio/reqwest/octocrab/hyper/nix): [`text`],
+//!   [`record`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`], [`baseline`],
+//!   [`import`], [`gate`], [`history`], [`report`]. Core modules import only core modules.
+//! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
+//!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`github`] (posts what
+//!   [`report`] rendered; never renders), [`fakeserver`] (the fake engine of tests, benches and
+//!   `perfgate fake-server`). Edges may import core modules, never [`app`] or [`cli`].
+//! - **Orchestration**: [`runner`] (the live suite runner: launches → records) wires the edges;
+//!   [`app`] only parses, wires and maps errors to exit codes; [`cli`] holds the flags.
+//! - `report` never computes statistics; `gate` never renders; nothing imports in a circle,
+//!   between modules or between the files of one folder.
+//!
+//! `tests/it/architecture.rs` checks these rules on the source.
 
 pub mod app;
+pub mod atomic;
 pub mod baseline;
 pub mod cli;
 pub mod client;
@@ -16,9 +30,12 @@ pub mod gate;
 pub mod github;
 pub mod history;
 pub mod import;
+pub mod launch;
 pub mod metrics;
 pub mod record;
+pub mod redact;
 pub mod report;
+pub mod runner;
 pub mod suite;
 pub mod text;
 pub mod tokenizer;

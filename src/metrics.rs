@@ -10,7 +10,10 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::record::{percentile_key, ErrorCount, OutputTokenSource, RequestRecord, ScenarioResult};
+use crate::record::{
+    percentile_key, ErrorCount, Failure, FailureKind, OutputTokenSource, RequestRecord,
+    ScenarioResult,
+};
 
 /// The four latency metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -321,7 +324,21 @@ impl Accumulator {
     /// Add one request. `retokenized` is the token count of its generated text when the caller
     /// re-tokenized it (usage missing, or `--retokenize`).
     pub fn add(&mut self, r: &RequestRecord, retokenized: Option<u32>) {
-        if let Some(f) = &r.failure {
+        // A record without a failure but without a first token (made by something other than
+        // the client, which fails such a request itself) is a failure too, never a TTFT of 0.
+        let no_output;
+        let (failure, ttft) = match (&r.failure, r.ttft()) {
+            (Some(f), _) => (Some(f), 0.0),
+            (None, Some(t)) => (None, t),
+            (None, None) => {
+                no_output = Failure {
+                    kind: FailureKind::NoOutput,
+                    message: "the response carried no text chunk".into(),
+                };
+                (Some(&no_output), 0.0)
+            }
+        };
+        if let Some(f) = failure {
             self.failed += 1;
             self.errors
                 .entry(f.kind.key())
@@ -364,7 +381,6 @@ impl Accumulator {
         self.total_input += u64::from(r.input_len);
         self.total_output += u64::from(output);
 
-        let ttft = r.ttft();
         let e2el = r.e2el();
         let tpot = if output > 1 {
             (e2el - ttft) / f64::from(output - 1)
@@ -618,8 +634,27 @@ mod tests {
     fn latency_counts_from_the_scheduled_time() {
         let mut r = req(100, &[150, 160], Some(2));
         r.scheduled = ms(40); // queued 60 ms behind schedule
-        assert!(close(r.ttft(), 0.110));
+        assert!(close(r.ttft().unwrap(), 0.110));
         assert!(close(r.e2el(), 0.120));
+    }
+
+    #[test]
+    fn a_record_without_a_first_token_is_a_failure_not_a_ttft_of_zero() {
+        let mut acc = Accumulator::new(MetricsConfig::default());
+        acc.add(&req(0, &[100, 110], Some(2)), None);
+        let mut silent = req(0, &[], Some(0));
+        silent.end = ms(5);
+        assert_eq!(silent.ttft(), None);
+        acc.add(&silent, None);
+        let mut r = ScenarioResult::default();
+        let _ = acc.finish(1.0, &mut r);
+        assert_eq!((r.completed, r.failed), (1, 1));
+        assert_eq!(r.errors["no_output_tokens"].count, 1);
+        assert!(
+            close(r.stats["mean_ttft_ms"], 100.0),
+            "{}",
+            r.stats["mean_ttft_ms"]
+        );
     }
 
     #[test]

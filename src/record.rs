@@ -133,12 +133,153 @@ impl<'de> Deserialize<'de> for RequestRate {
     }
 }
 
+/// Which dataset (`--dataset-name`); names as vLLM spells them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum DatasetName {
+    /// Random tokens of exact lengths.
+    #[default]
+    Random,
+    /// ShareGPT conversations (`--dataset-path`).
+    Sharegpt,
+    /// One random prompt, repeated.
+    Fixed,
+    /// `{"prompt", "output_len"}` per line (`--dataset-path`).
+    Jsonl,
+    /// Shared prefixes with unique suffixes (prefix caching).
+    #[value(name = "prefix_repetition", alias = "prefix-repetition")]
+    PrefixRepetition,
+    /// vLLM's custom JSONL: `{"prompt"}` per line, output length from --custom-output-len.
+    Custom,
+}
+
+impl DatasetName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DatasetName::Random => "random",
+            DatasetName::Sharegpt => "sharegpt",
+            DatasetName::Fixed => "fixed",
+            DatasetName::Jsonl => "jsonl",
+            DatasetName::PrefixRepetition => "prefix_repetition",
+            DatasetName::Custom => "custom",
+        }
+    }
+}
+
+/// The dataset a scenario names: one perfgate can synthesise ([`DatasetName`]), or another name
+/// an imported log used (`sonnet`, `burstgpt`, …), kept verbatim. Serialised as the bare name,
+/// exactly as `dataset_name` always was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "String", into = "String")]
+pub enum DatasetKind {
+    Known(DatasetName),
+    Other(String),
+}
+
+impl DatasetKind {
+    pub fn as_str(&self) -> &str {
+        match self {
+            DatasetKind::Known(d) => d.as_str(),
+            DatasetKind::Other(s) => s,
+        }
+    }
+
+    /// The dataset to synthesise, or `None` for a name perfgate cannot build prompts for.
+    pub fn known(&self) -> Option<DatasetName> {
+        match self {
+            DatasetKind::Known(d) => Some(*d),
+            DatasetKind::Other(_) => None,
+        }
+    }
+
+    /// Whether the scenario's lengths come from `random_input_len`/`random_output_len`.
+    pub fn uses_random_lens(&self) -> bool {
+        matches!(
+            self,
+            DatasetKind::Known(DatasetName::Random | DatasetName::Fixed)
+        )
+    }
+}
+
+impl Default for DatasetKind {
+    /// The empty name (as a default `ScenarioParams` always had).
+    fn default() -> Self {
+        DatasetKind::Other(String::new())
+    }
+}
+
+impl schemars::JsonSchema for DatasetKind {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DatasetKind".into()
+    }
+
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string" })
+    }
+}
+
+impl From<DatasetName> for DatasetKind {
+    fn from(d: DatasetName) -> Self {
+        DatasetKind::Known(d)
+    }
+}
+
+impl From<String> for DatasetKind {
+    fn from(s: String) -> Self {
+        match s.as_str() {
+            "random" => DatasetName::Random.into(),
+            "sharegpt" => DatasetName::Sharegpt.into(),
+            "fixed" => DatasetName::Fixed.into(),
+            "jsonl" => DatasetName::Jsonl.into(),
+            "prefix_repetition" => DatasetName::PrefixRepetition.into(),
+            "custom" => DatasetName::Custom.into(),
+            _ => DatasetKind::Other(s),
+        }
+    }
+}
+
+impl From<&str> for DatasetKind {
+    fn from(s: &str) -> Self {
+        s.to_string().into()
+    }
+}
+
+impl From<DatasetKind> for String {
+    fn from(d: DatasetKind) -> Self {
+        match d {
+            DatasetKind::Other(s) => s,
+            known => known.as_str().to_string(),
+        }
+    }
+}
+
+impl PartialEq<str> for DatasetKind {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for DatasetKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl fmt::Display for DatasetKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The parameters that identify a scenario. Two results are the same scenario exactly when
 /// their [`ScenarioParams::id`] is equal; position in a file never matters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct ScenarioParams {
-    /// `random`, `sharegpt`, `fixed` or `jsonl`.
-    pub dataset_name: String,
+    /// `random`, `sharegpt`, `fixed` or `jsonl` (or another name an imported log used).
+    pub dataset_name: DatasetKind,
     pub num_prompts: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_input_len: Option<u64>,
@@ -232,7 +373,7 @@ impl ScenarioParams {
     /// `random-in900..1100-out128-n500-c64-r4`. Length ranges are normalised through the range
     /// convention, so SGLang's ratio 1.0 and vLLM's ratio 0.0 name the same scenario.
     pub fn id(&self) -> String {
-        let mut s = self.dataset_name.clone();
+        let mut s = self.dataset_name.to_string();
         let (ratio, conv) = (
             self.random_range_ratio.unwrap_or(0.0),
             self.range_convention.unwrap_or_default(),
@@ -245,8 +386,7 @@ impl ScenarioParams {
                 format!("{lo}..{hi}")
             }
         };
-        let uses_random_lens = matches!(self.dataset_name.as_str(), "random" | "fixed");
-        if uses_random_lens {
+        if self.dataset_name.uses_random_lens() {
             if let Some(i) = self.random_input_len {
                 s.push_str(&format!("-in{}", len(i)));
             }
@@ -259,7 +399,7 @@ impl ScenarioParams {
                 s.push_str(&format!("-out{o}"));
             }
         }
-        if uses_random_lens {
+        if self.dataset_name.uses_random_lens() {
             if let Some(p) = self.random_prefix_len.filter(|p| *p > 0) {
                 s.push_str(&format!("-prefix{p}"));
             }
@@ -437,6 +577,27 @@ pub struct ScenarioResult {
 }
 
 impl ScenarioResult {
+    /// A synthetic record, the one fixture of tests, examples and benches: `num_prompts` requests
+    /// of a `random` scenario (`input_len` tokens in, `output_len` out, all at once), all
+    /// completed, with the token totals filled in. Timings and latencies are the caller's.
+    pub fn synthetic(model: &str, num_prompts: u64, input_len: u64, output_len: u64) -> Self {
+        ScenarioResult {
+            model: model.into(),
+            params: ScenarioParams {
+                dataset_name: DatasetName::Random.into(),
+                num_prompts,
+                random_input_len: Some(input_len),
+                random_output_len: Some(output_len),
+                request_rate: RequestRate::Inf,
+                ..Default::default()
+            },
+            completed: num_prompts,
+            total_input_tokens: input_len * num_prompts,
+            total_output_tokens: output_len * num_prompts,
+            ..Default::default()
+        }
+    }
+
     /// The scenario identity of this record.
     pub fn scenario_id(&self) -> String {
         self.params.id()
@@ -519,6 +680,31 @@ pub fn is_metric_key(name: &str) -> bool {
     OUTCOME_METRICS.contains(&name) || is_stat_key(name)
 }
 
+/// Whether `v` is a possible value of metric `name`: finite and not negative everywhere; above
+/// zero where zero cannot be measured (a TTFT or end-to-end latency statistic other than its
+/// spread, the duration, the throughputs). A zero there would be a broken record, and on the
+/// gate's log scale it is minus infinity. The error says what is wrong, not which key (the caller
+/// names it with its place).
+pub fn check_metric_value(name: &str, v: f64) -> Result<(), String> {
+    if !v.is_finite() {
+        return Err(format!("{v} is not a finite number"));
+    }
+    if v < 0.0 {
+        return Err(format!("{v} is negative"));
+    }
+    let must_be_positive = matches!(
+        name,
+        "duration" | "request_throughput" | "output_throughput" | "total_token_throughput"
+    ) || (is_stat_key(name)
+        && (name.ends_with("_ttft_ms") || name.ends_with("_e2el_ms"))
+        && !name.starts_with("std_")
+        && !name.starts_with("min_"));
+    if must_be_positive && v == 0.0 {
+        return Err("0 is not a possible value (it must be above zero)".into());
+    }
+    Ok(())
+}
+
 /// Is `key` a distribution statistic key in vLLM's naming (`mean_ttft_ms`, `p99.9_itl_ms`, …)?
 pub fn is_stat_key(key: &str) -> bool {
     let Some(rest) = key.strip_suffix("_ms") else {
@@ -598,10 +784,10 @@ pub enum RecordError {
         line: usize,
         message: String,
     },
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         path: String,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
 }
 
@@ -627,6 +813,7 @@ pub fn parse_jsonl_with_warnings(text: &str, path: &str) -> Result<ReadRecords, 
     let mut out = ReadRecords::default();
     // unknown key -> (first line, lines)
     let mut unknown: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.is_empty() {
@@ -664,6 +851,11 @@ pub fn parse_jsonl_with_warnings(text: &str, path: &str) -> Result<ReadRecords, 
             }
         }
         let rec = record_from_map(map).map_err(at)?;
+        for (key, v) in rec.metrics() {
+            if let Err(m) = check_metric_value(&key, v) {
+                return Err(at(format!("`{key}`: {m}")));
+            }
+        }
         out.records.push(rec);
     }
     for (key, (first, lines)) in unknown {
@@ -737,9 +929,9 @@ pub fn read_jsonl(path: &std::path::Path) -> Result<Vec<ScenarioResult>, RecordE
 /// Read a JSON Lines file of records, with the warnings about ignored keys.
 pub fn read_jsonl_with_warnings(path: &std::path::Path) -> Result<ReadRecords, RecordError> {
     let p = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
+    let text = std::fs::read_to_string(path).map_err(|reason| RecordError::Io {
         path: p.clone(),
-        source,
+        reason,
     })?;
     parse_jsonl_with_warnings(&text, &p)
 }
@@ -771,6 +963,12 @@ pub enum FailureKind {
     Timeout,
     /// The body ended cleanly but without `data: [DONE]`.
     NoDone,
+    /// The stream ended (`[DONE]`) without one chunk carrying text: nothing to time a first token
+    /// by. Counting it a success would put a TTFT of 0 into the statistics.
+    NoOutput,
+    /// The response broke a size bound: a head over 64 KiB (interim `1xx` included) or an SSE
+    /// event over 8 MiB.
+    TooLarge,
 }
 
 impl FailureKind {
@@ -784,6 +982,8 @@ impl FailureKind {
             FailureKind::ConnectionReset => "connection_reset".into(),
             FailureKind::Timeout => "timeout".into(),
             FailureKind::NoDone => "stream_ended_without_done".into(),
+            FailureKind::NoOutput => "no_output_tokens".into(),
+            FailureKind::TooLarge => "response_too_large".into(),
         }
     }
 }
@@ -831,11 +1031,10 @@ impl RequestRecord {
         self.failure.is_none()
     }
 
-    /// Time to first token, seconds, from the scheduled send time (0 when no token arrived).
-    pub fn ttft(&self) -> f64 {
+    /// Time to first token, seconds, from the scheduled send time; `None` when no token arrived.
+    pub fn ttft(&self) -> Option<f64> {
         self.first_token
             .map(|t| t.saturating_sub(self.scheduled).as_secs_f64())
-            .unwrap_or(0.0)
     }
 
     /// End-to-end latency, seconds, from the scheduled send time.
@@ -969,6 +1168,48 @@ mod tests {
         assert!(!record_keys().contains("stats"));
         for (k, v) in serde_json::to_value(&r).unwrap().as_object().unwrap() {
             assert!(record_keys().contains(k) || is_stat_key(k), "{k} = {v}");
+        }
+    }
+
+    #[test]
+    fn bad_values_are_named_by_key_cut_short_and_a_bom_is_fine() {
+        let good = to_jsonl(&[sample()]);
+        assert_eq!(
+            parse_jsonl(&format!("\u{feff}{good}"), "r.jsonl")
+                .unwrap()
+                .len(),
+            1
+        );
+        let huge = "x".repeat(1_000_000);
+        let bad = good.replace("\"duration\":640.59", &format!("\"duration\":\"{huge}\""));
+        let err = parse_jsonl(&bad, "r.jsonl").unwrap_err().to_string();
+        assert!(
+            err.starts_with("r.jsonl:1: `duration`: "),
+            "{}",
+            &err[..100]
+        );
+        assert!(err.len() < 400, "{} bytes", err.len());
+        for (from, to, says) in [
+            (
+                "\"mean_ttft_ms\":274601.85",
+                "\"mean_ttft_ms\":-5.0",
+                "`mean_ttft_ms`: -5 is negative",
+            ),
+            (
+                "\"mean_ttft_ms\":274601.85",
+                "\"mean_ttft_ms\":0.0",
+                "`mean_ttft_ms`: 0 is not a possible value",
+            ),
+            (
+                "\"duration\":640.59",
+                "\"duration\":0",
+                "`duration`: 0 is not",
+            ),
+        ] {
+            let err = parse_jsonl(&good.replace(from, to), "r.jsonl")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{err}");
         }
     }
 

@@ -1,13 +1,8 @@
-//! Tokenizers: a Hugging Face `tokenizer.json` (pure Rust), or the engine's own `/tokenize` and
-//! `/detokenize` endpoints.
-//!
-//! Both are synchronous behind the [`Tokenize`] trait so that prompt synthesis stays plain code.
-//! The server tokenizer does its HTTP on a private thread with its own small tokio runtime, so
-//! it can be called from anywhere: plain threads, or code that itself runs inside a tokio
-//! runtime (the calling thread only blocks on a channel, which tokio allows).
+//! Tokenizers behind the synchronous [`Tokenize`] trait, so that prompt synthesis stays plain
+//! code: a Hugging Face `tokenizer.json` run in-process (pure Rust). The engine's own tokenizer
+//! (`/tokenize`, an HTTP client) is an edge: `crate::client::tokenize`.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 mod bytebpe;
 
@@ -53,15 +48,6 @@ pub trait Tokenize: Send + Sync {
     fn is_remote(&self) -> bool {
         false
     }
-}
-
-/// Load a tokenizer from a `--tokenizer` value: `server` (the engine at `base_url`), a
-/// `tokenizer.json` file, or a directory holding one.
-pub fn load(spec: &str, base_url: &str) -> Result<Box<dyn Tokenize>, TokenizerError> {
-    if spec.trim().eq_ignore_ascii_case("server") {
-        return Ok(Box::new(ServerTokenizer::connect(base_url)?));
-    }
-    Ok(Box::new(HfTokenizer::from_path(Path::new(spec))?))
 }
 
 /// The `tokenizer.json` of Hugging Face model `id` (`org/name`) in the local hub cache
@@ -236,205 +222,6 @@ impl Tokenize for HfTokenizer {
     }
 }
 
-/// How many requests the server tokenizer keeps in flight for a batch. Small: llama.cpp serves
-/// HTTP from a small thread pool (about n_parallel + 2 threads) that the benchmark needs too.
-const SERVER_CONCURRENCY: usize = 2;
-/// Per-request timeout of the server tokenizer.
-const SERVER_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// The engine's own tokenizer, through llama.cpp's `POST /tokenize` (`{"content": ..}` →
-/// `{"tokens": [..]}`) and `POST /detokenize` (`{"tokens": [..]}` → `{"content": ..}`).
-/// The vocabulary size comes from `GET /v1/models` (`data[].meta.n_vocab`).
-pub struct ServerTokenizer {
-    base_url: String,
-    client: reqwest::Client,
-    rt: Option<tokio::runtime::Runtime>,
-    vocab_size: usize,
-}
-
-impl ServerTokenizer {
-    /// Connect to the engine at `base_url` (e.g. `http://127.0.0.1:8000`) and read its
-    /// vocabulary size.
-    pub fn connect(base_url: &str) -> Result<Self, TokenizerError> {
-        let base_url = base_url.trim_end_matches('/').to_string();
-        let err = |msg: String| TokenizerError::Server {
-            url: base_url.clone(),
-            msg,
-        };
-        // No idle keep-alive connections: each would pin one of the engine's HTTP threads for as
-        // long as this tokenizer lives, and the engine then drops the benchmark's connections.
-        let client = reqwest::Client::builder()
-            .no_proxy()
-            .pool_max_idle_per_host(0)
-            .timeout(SERVER_TIMEOUT)
-            .build()
-            .map_err(|e| err(e.to_string()))?;
-        let rt = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| err(format!("cannot start a runtime: {e}")))?;
-        let mut tok = Self {
-            base_url: base_url.clone(),
-            client,
-            rt: Some(rt),
-            vocab_size: 0,
-        };
-        let models: serde_json::Value = tok.block_on({
-            let (client, url) = (tok.client.clone(), format!("{base_url}/v1/models"));
-            async move { get_json(&client, &url).await }
-        })?;
-        tok.vocab_size = models
-            .get("data")
-            .and_then(|d| d.as_array())
-            .and_then(|d| {
-                d.iter()
-                    .find_map(|m| m.pointer("/meta/n_vocab").and_then(|v| v.as_u64()))
-            })
-            .ok_or_else(|| err("GET /v1/models has no data[].meta.n_vocab".into()))?
-            as usize;
-        Ok(tok)
-    }
-
-    /// Run `fut` to completion on the private runtime, from a helper thread, so the caller
-    /// may itself be inside a tokio runtime.
-    fn block_on<T: Send>(
-        &self,
-        fut: impl std::future::Future<Output = Result<T, String>> + Send,
-    ) -> Result<T, TokenizerError> {
-        let rt = self.rt.as_ref().expect("runtime present until drop");
-        let out = std::thread::scope(|s| {
-            s.spawn(|| rt.block_on(fut))
-                .join()
-                .unwrap_or_else(|_| Err("tokenizer thread panicked".to_string()))
-        });
-        out.map_err(|msg| TokenizerError::Server {
-            url: self.base_url.clone(),
-            msg,
-        })
-    }
-
-    fn run_batch<I, O, F, Fut>(&self, inputs: Vec<I>, f: F) -> Result<Vec<O>, TokenizerError>
-    where
-        I: Send,
-        O: Send,
-        F: Fn(reqwest::Client, String, I) -> Fut + Send + Sync,
-        Fut: std::future::Future<Output = Result<O, String>> + Send,
-    {
-        use futures_util::stream::{self, StreamExt, TryStreamExt};
-        let (client, base) = (self.client.clone(), self.base_url.clone());
-        self.block_on(async move {
-            stream::iter(inputs)
-                .map(|i| f(client.clone(), base.clone(), i))
-                .buffered(SERVER_CONCURRENCY)
-                .try_collect()
-                .await
-        })
-    }
-}
-
-impl Drop for ServerTokenizer {
-    fn drop(&mut self) {
-        // Dropping a runtime inside async code panics; shutting it down in the background does not.
-        if let Some(rt) = self.rt.take() {
-            rt.shutdown_background();
-        }
-    }
-}
-
-async fn get_json(client: &reqwest::Client, url: &str) -> Result<serde_json::Value, String> {
-    let resp = client.get(url).send().await.map_err(|e| e.to_string())?;
-    read_json(resp, url).await
-}
-
-async fn post_json(
-    client: &reqwest::Client,
-    url: &str,
-    body: serde_json::Value,
-) -> Result<serde_json::Value, String> {
-    let resp = client
-        .post(url)
-        .json(&body)
-        .send()
-        .await
-        .map_err(|e| format!("POST {url}: {e}"))?;
-    read_json(resp, url).await
-}
-
-async fn read_json(resp: reqwest::Response, url: &str) -> Result<serde_json::Value, String> {
-    let status = resp.status();
-    let text = resp.text().await.map_err(|e| format!("{url}: {e}"))?;
-    if !status.is_success() {
-        let snippet: String = text.chars().take(200).collect();
-        return Err(format!("{url}: HTTP {status}: {snippet}"));
-    }
-    serde_json::from_str(&text).map_err(|e| format!("{url}: invalid JSON: {e}"))
-}
-
-async fn tokenize(client: reqwest::Client, base: String, text: String) -> Result<Vec<u32>, String> {
-    let url = format!("{base}/tokenize");
-    let v = post_json(
-        &client,
-        &url,
-        serde_json::json!({ "content": text, "add_special": false }),
-    )
-    .await?;
-    v.get("tokens")
-        .and_then(|t| t.as_array())
-        .and_then(|t| {
-            t.iter()
-                .map(|x| x.as_u64().and_then(|x| u32::try_from(x).ok()))
-                .collect::<Option<Vec<u32>>>()
-        })
-        .ok_or_else(|| format!("{url}: answer has no `tokens` array of ids"))
-}
-
-async fn detokenize(
-    client: reqwest::Client,
-    base: String,
-    ids: Vec<u32>,
-) -> Result<String, String> {
-    let url = format!("{base}/detokenize");
-    let v = post_json(&client, &url, serde_json::json!({ "tokens": ids })).await?;
-    v.get("content")
-        .and_then(|c| c.as_str())
-        .map(str::to_owned)
-        .ok_or_else(|| format!("{url}: answer has no `content` string"))
-}
-
-impl Tokenize for ServerTokenizer {
-    fn encode(&self, text: &str) -> Result<Vec<u32>, TokenizerError> {
-        let fut = tokenize(self.client.clone(), self.base_url.clone(), text.to_owned());
-        self.block_on(fut)
-    }
-
-    fn decode(&self, ids: &[u32]) -> Result<String, TokenizerError> {
-        let fut = detokenize(self.client.clone(), self.base_url.clone(), ids.to_vec());
-        self.block_on(fut)
-    }
-
-    fn vocab_size(&self) -> usize {
-        self.vocab_size
-    }
-
-    fn id(&self) -> String {
-        "server".to_string()
-    }
-
-    fn encode_batch(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>, TokenizerError> {
-        let owned: Vec<String> = texts.iter().map(|t| t.to_string()).collect();
-        self.run_batch(owned, tokenize)
-    }
-
-    fn decode_batch(&self, seqs: &[&[u32]]) -> Result<Vec<String>, TokenizerError> {
-        let owned: Vec<Vec<u32>> = seqs.iter().map(|s| s.to_vec()).collect();
-        self.run_batch(owned, detokenize)
-    }
-
-    fn is_remote(&self) -> bool {
-        true
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -457,7 +244,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("tokenizer.json"), TINY).unwrap();
         for spec in [dir.path().to_path_buf(), dir.path().join("tokenizer.json")] {
-            let tok = load(spec.to_str().unwrap(), "http://127.0.0.1:1").unwrap();
+            let tok: Box<dyn Tokenize> = Box::new(HfTokenizer::from_path(&spec).unwrap());
             // The file asks for truncation at 2; counting must not be capped.
             assert_eq!(tok.encode("a b c a").unwrap(), vec![1, 2, 3, 1]);
             assert_eq!(tok.decode(&[3, 2]).unwrap(), "c b");
@@ -476,19 +263,12 @@ mod tests {
     #[test]
     fn a_missing_or_bad_file_is_a_clear_error() {
         let dir = tempfile::tempdir().unwrap();
-        let e = load(dir.path().to_str().unwrap(), "").err().unwrap();
+        let e = HfTokenizer::from_path(dir.path()).err().unwrap();
         assert!(e.to_string().contains("tokenizer.json"), "{e}");
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, "{ not json").unwrap();
-        let e = load(bad.to_str().unwrap(), "").err().unwrap();
+        let e = HfTokenizer::from_path(&bad).err().unwrap();
         assert!(e.to_string().contains("bad.json"), "{e}");
         assert!(e.to_string().contains("not a valid tokenizer.json"), "{e}");
-    }
-
-    #[test]
-    fn an_unreachable_server_is_an_error_not_a_hang() {
-        // Port 1 on loopback refuses connections at once.
-        let e = load("server", "http://127.0.0.1:1").err().unwrap();
-        assert!(e.to_string().contains("127.0.0.1:1"), "{e}");
     }
 }

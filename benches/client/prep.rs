@@ -29,7 +29,7 @@ pub fn measure(env: &Env) -> Result<Vec<(String, f64)>, String> {
     let mut rows = Vec::new();
     let tok_path = env.tokenizer_dir.join("tokenizer.json");
     let t = Instant::now();
-    let tok = perfgate::tokenizer::load(&tok_path.display().to_string(), "")
+    let tok = perfgate::client::tokenize::load(&tok_path.display().to_string(), "")
         .map_err(|e| e.to_string())?;
     let tok = tok.as_ref();
     let load = t.elapsed().as_secs_f64();

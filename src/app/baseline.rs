@@ -2,8 +2,6 @@
 
 use std::collections::BTreeSet;
 
-use anyhow::Context;
-
 use super::Exit;
 use crate::baseline::{Baseline, EngineInfo, LaunchSpec};
 use crate::cli::baseline::{BaselineCommand, NoiseArgs, RecordArgs, ShowArgs};
@@ -23,8 +21,8 @@ pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
 }
 
 fn noise(a: NoiseArgs) -> anyhow::Result<Exit> {
-    let (recs, cfg, _) = super::check::load_baseline(&a.file)?;
-    let cfg = super::check::gate_config(cfg, a.gate.as_deref())?;
+    let (recs, cfg, _) = super::inputs::load_baseline(&a.file)?;
+    let cfg = super::inputs::gate_config(cfg, a.gate.as_deref())?;
     let rows = crate::gate::noise::table(&recs, &cfg);
     if a.json {
         for r in &rows {
@@ -106,8 +104,7 @@ fn record(a: RecordArgs) -> anyhow::Result<Exit> {
         again == b,
         "internal error: the baseline does not round-trip"
     );
-    std::fs::write(&a.output, text)
-        .with_context(|| format!("{}: cannot write", a.output.display()))?;
+    crate::atomic::write(&a.output, text)?;
     let runs: usize = b
         .models
         .iter()

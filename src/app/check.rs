@@ -1,16 +1,14 @@
-//! `perfgate check`: read the baseline and the results, gate them, write the reports, and map
-//! the top verdict to the exit code. "Records in → gate → reports out" is [`gate_and_report`],
-//! which a live run of the suite calls with the records it measured.
+//! `perfgate check --results`: read the baseline and the results, gate them, write the reports,
+//! and map the top verdict to the exit code. "Records in → gate → reports out" is
+//! [`gate_and_report`], which the live check (`super::live`) calls with the records it measured.
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
-
-use super::Exit;
-use crate::baseline::Baseline;
-use crate::cli::check::{CheckArgs, ColorChoice, FailOn};
-use crate::gate::{self, GateConfig, ScenarioError, Side, TopVerdict};
+use super::{exit_for, Exit};
+use crate::cli::check::{CheckArgs, ColorChoice};
+use crate::cli::FailOn;
+use crate::gate::{self, GateConfig, ScenarioError, Side};
 use crate::record::ScenarioResult;
 use crate::report;
 
@@ -58,64 +56,31 @@ pub fn use_color(choice: ColorChoice) -> bool {
     }
 }
 
-/// The exit code of a top verdict.
-pub fn exit_for(verdict: TopVerdict, fail_on: FailOn) -> Exit {
-    match verdict {
-        TopVerdict::Pass => Exit::Pass,
-        TopVerdict::Fail => Exit::Regression,
-        TopVerdict::Inconclusive if fail_on == FailOn::Inconclusive => Exit::Regression,
-        TopVerdict::Inconclusive => Exit::Pass,
-        TopVerdict::Error => Exit::Infra,
-    }
+/// Both sides of a check: the records and where they came from, plus the scenarios that could
+/// not be measured.
+pub struct Sides<'a> {
+    pub baseline: &'a [ScenarioResult],
+    pub base_side: Side,
+    pub current: &'a [ScenarioResult],
+    pub cur_side: Side,
+    pub errors: &'a [ScenarioError],
 }
 
-/// A baseline's records, its `[gate]` table and its provenance. A `.jsonl` file is read as
-/// records (one per run).
-pub fn load_baseline(path: &Path) -> anyhow::Result<(Vec<ScenarioResult>, GateConfig, Side)> {
-    let shown = path.display().to_string();
-    if path.extension().is_some_and(|e| e == "jsonl") {
-        let recs = super::read_records(path)?;
-        let side = Side {
-            sources: vec![shown],
-            ..Default::default()
-        };
-        return Ok((recs, GateConfig::default(), side));
-    }
-    let b = Baseline::load(path)?;
-    let cfg = b.gate.clone().unwrap_or_default();
-    cfg.validate()
-        .with_context(|| format!("{shown}: [gate] table"))?;
-    let side = Side {
-        sources: vec![shown],
-        engine: Some(b.engine.name.clone()),
-        engine_version: b.engine.version.clone(),
-        date: b.provenance.date.clone(),
-    };
-    Ok((b.to_records(), cfg, side))
-}
-
-/// The effective gate settings: the baseline's `[gate]` table, then the `--gate` file.
-pub fn gate_config(from_baseline: GateConfig, file: Option<&Path>) -> anyhow::Result<GateConfig> {
-    match file {
-        Some(p) => Ok(from_baseline.merged(&GateConfig::load(p)?)),
-        None => Ok(from_baseline),
-    }
-}
-
-/// Gate `current` against `baseline`, print the terminal table, write the requested reports,
-/// and return the exit code.
-#[allow(clippy::too_many_arguments)]
+/// Gate the current side against the baseline, print the terminal table, write the requested
+/// reports, post them with `--github`, and return the exit code.
 pub fn gate_and_report(
-    baseline: &[ScenarioResult],
-    base_side: Side,
-    current: &[ScenarioResult],
-    cur_side: Side,
-    errors: &[ScenarioError],
+    sides: Sides<'_>,
     cfg: &GateConfig,
     opts: &ReportOptions,
 ) -> anyhow::Result<Exit> {
     let report = gate::evaluate(
-        baseline, current, errors, cfg, &opts.kind, base_side, cur_side,
+        sides.baseline,
+        sides.current,
+        sides.errors,
+        cfg,
+        &opts.kind,
+        sides.base_side,
+        sides.cur_side,
     );
     if gate::compared(&report.rows) == 0 && report.counts.error == 0 {
         // A check that compared nothing (no model or scenario in common, or no gated metric)
@@ -134,8 +99,8 @@ pub fn gate_and_report(
         anyhow::bail!(
             "nothing was compared: no gated metric of any model and scenario is on both sides \
              (baseline models: {}; results models: {}; gated metrics: {})",
-            models(baseline),
-            models(current),
+            models(sides.baseline),
+            models(sides.current),
             cfg.metric_list()
                 .iter()
                 .filter(|m| cfg.rule(m).gated)
@@ -159,7 +124,7 @@ pub fn gate_and_report(
         write(p, &report::render_markdown(&report))?;
     }
     if let Some(p) = &opts.html {
-        super::report::write_check_page(&report, baseline, current, p)?;
+        super::report::write_check_page(&report, sides.baseline, sides.current, p)?;
     }
     let json = opts.json.as_deref().filter(|_| !json_to_stdout);
     super::comment::after_check(
@@ -172,14 +137,11 @@ pub fn gate_and_report(
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))
+    Ok(crate::atomic::write(path, text)?)
 }
 
 pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
-    if args.results.is_empty() {
-        // No records given: launch the engines and run the suite (live mode).
-        return super::live::exec(&args);
-    }
+    use super::inputs::{gate_config, load_baseline};
     let (base, base_cfg, base_side) = load_baseline(&args.baseline)?;
     let cfg = gate_config(base_cfg, args.gate.as_deref())?;
     if args.results.is_empty() {
@@ -207,28 +169,12 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
         ..Default::default()
     };
     let opts = ReportOptions::from_args(&args);
-    gate_and_report(&base, base_side, &current, cur_side, &[], &cfg, &opts)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exit_codes() {
-        assert_eq!(exit_for(TopVerdict::Pass, FailOn::Inconclusive), Exit::Pass);
-        assert_eq!(
-            exit_for(TopVerdict::Fail, FailOn::Regression),
-            Exit::Regression
-        );
-        assert_eq!(
-            exit_for(TopVerdict::Inconclusive, FailOn::Regression),
-            Exit::Pass
-        );
-        assert_eq!(
-            exit_for(TopVerdict::Inconclusive, FailOn::Inconclusive),
-            Exit::Regression
-        );
-        assert_eq!(exit_for(TopVerdict::Error, FailOn::Regression), Exit::Infra);
-    }
+    let sides = Sides {
+        baseline: &base,
+        base_side,
+        current: &current,
+        cur_side,
+        errors: &[],
+    };
+    gate_and_report(sides, &cfg, &opts)
 }

@@ -8,10 +8,12 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 
-use super::Exit;
-use crate::cli::comment::{CheckGithubArgs, CommentArgs, FailOn, GithubArgs};
+use super::{exit_for, Exit};
+use crate::cli::comment::{CheckGithubArgs, CommentArgs, GithubArgs};
 use crate::gate::{Report, TopVerdict};
 use crate::github::{self, actions, Client, Conclusion, Context, GithubError, Overrides};
+use crate::report;
+use crate::report::markdown::{self, GITHUB_CHECK_SUMMARY_LIMIT, GITHUB_STEP_SUMMARY_LIMIT};
 
 /// How many annotations to print at most.
 const ANNOTATION_LIMIT: usize = 20;
@@ -91,17 +93,6 @@ pub(crate) fn read_report(path: &Path) -> anyhow::Result<Report> {
         .with_context(|| format!("{} is not a perfgate report", path.display()))
 }
 
-/// The exit code a report's verdict stands for.
-pub(crate) fn exit_for(verdict: TopVerdict, fail_on: FailOn) -> Exit {
-    match (fail_on, verdict) {
-        (FailOn::Never, _) | (_, TopVerdict::Pass) => Exit::Pass,
-        (_, TopVerdict::Fail) => Exit::Regression,
-        (FailOn::Inconclusive, TopVerdict::Inconclusive) => Exit::Regression,
-        (FailOn::Regression, TopVerdict::Inconclusive) => Exit::Pass,
-        (_, TopVerdict::Error) => Exit::Infra,
-    }
-}
-
 /// Publish a rendered report to GitHub and return the exit code to use: `gate_exit`, or
 /// [`Exit::Infra`] when posting failed under `--fail-on-post-error`. It runs its own runtime
 /// (on a separate thread when called from inside one). Only invalid flags are errors.
@@ -123,7 +114,9 @@ pub(crate) fn post_report(
 
     // 1. Local outputs first: they must exist whatever GitHub does.
     if let Some(p) = ctx.step_summary.as_ref().filter(|_| !gh.no_summary) {
-        if let Err(e) = actions::append_step_summary(p, markdown) {
+        if let Err(e) =
+            actions::append_step_summary(p, &markdown::fit(markdown, GITHUB_STEP_SUMMARY_LIMIT))
+        {
             warn(&ctx, "warning", &e.to_string());
         }
     }
@@ -132,7 +125,7 @@ pub(crate) fn post_report(
             println!("{line}");
         }
     }
-    let verdict = verdict_str(report.verdict);
+    let verdict = report::verdict_word(report.verdict);
     let path = report_path
         .map(|p| p.display().to_string())
         .unwrap_or_default();
@@ -182,6 +175,7 @@ pub(crate) fn post_report(
 
 /// Say something about posting on stderr and, inside Actions, as an annotation.
 fn warn(ctx: &Context, level: &str, msg: &str) {
+    let msg = &crate::redact::text(msg);
     eprintln!("perfgate: github: {msg}");
     if ctx.in_actions {
         println!(
@@ -216,7 +210,14 @@ fn post_remote(
         }
     };
     if let Some(pr) = pr {
-        match rt.block_on(client.upsert_comment(pr, &report.kind, markdown)) {
+        let posted = match markdown::check_kind(&report.kind) {
+            Ok(()) => {
+                let body = markdown::comment_body(markdown, &report.kind);
+                rt.block_on(client.upsert_comment(pr, &markdown::marker(&report.kind), &body))
+            }
+            Err(why) => Err(GithubError::Config(why)),
+        };
+        match posted {
             Ok(c) => {
                 eprintln!(
                     "perfgate: github: {} comment {} on PR #{pr}{}",
@@ -237,10 +238,11 @@ fn post_remote(
         let name = gh
             .check_name
             .clone()
-            .unwrap_or_else(|| check_name(&report.kind));
+            .unwrap_or_else(|| report::check_run_name(&report.kind));
         let conclusion = conclusion(report.verdict, gate_exit);
-        let title = check_title(report);
-        match rt.block_on(client.create_check_run(&name, &sha, conclusion, &title, markdown)) {
+        let title = report::check_run_title(report);
+        let summary = markdown::fit(markdown, GITHUB_CHECK_SUMMARY_LIMIT);
+        match rt.block_on(client.create_check_run(&name, &sha, conclusion, &title, &summary)) {
             Ok(c) => {
                 eprintln!(
                     "perfgate: github: check run {} `{name}` concluded {} on {sha}",
@@ -306,23 +308,6 @@ fn plan(
     Ok((client, pr, sha))
 }
 
-fn verdict_str(v: TopVerdict) -> &'static str {
-    match v {
-        TopVerdict::Pass => "pass",
-        TopVerdict::Fail => "fail",
-        TopVerdict::Inconclusive => "inconclusive",
-        TopVerdict::Error => "error",
-    }
-}
-
-fn check_name(kind: &str) -> String {
-    if kind == "check" {
-        "perfgate".to_string()
-    } else {
-        format!("perfgate ({kind})")
-    }
-}
-
 /// success for a pass, failure for a regression or error, neutral for an inconclusive gate
 /// (failure when the gate was strict about it).
 fn conclusion(verdict: TopVerdict, gate_exit: Exit) -> Conclusion {
@@ -334,39 +319,13 @@ fn conclusion(verdict: TopVerdict, gate_exit: Exit) -> Conclusion {
     }
 }
 
-fn check_title(report: &Report) -> String {
-    let c = &report.counts;
-    let parts: Vec<String> = [
-        (c.regressed, "regressed"),
-        (c.error, "error"),
-        (c.inconclusive, "inconclusive"),
-        (c.missing, "missing"),
-        (c.improved, "improved"),
-        (c.pass, "pass"),
-    ]
-    .iter()
-    .filter(|(n, _)| *n > 0)
-    .map(|(n, w)| format!("{n} {w}"))
-    .collect();
-    format!("{}: {}", verdict_str(report.verdict), parts.join(", "))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn exit_codes_follow_the_gate() {
+    fn check_run_conclusions_follow_the_gate() {
         use TopVerdict::*;
-        assert_eq!(exit_for(Pass, FailOn::Regression), Exit::Pass);
-        assert_eq!(exit_for(Fail, FailOn::Regression), Exit::Regression);
-        assert_eq!(exit_for(Inconclusive, FailOn::Regression), Exit::Pass);
-        assert_eq!(
-            exit_for(Inconclusive, FailOn::Inconclusive),
-            Exit::Regression
-        );
-        assert_eq!(exit_for(Error, FailOn::Regression), Exit::Infra);
-        assert_eq!(exit_for(Fail, FailOn::Never), Exit::Pass);
         assert_eq!(conclusion(Inconclusive, Exit::Pass), Conclusion::Neutral);
         assert_eq!(
             conclusion(Inconclusive, Exit::Regression),
@@ -397,13 +356,5 @@ mod tests {
         ] {
             assert!(with_html_link(&md, bad).is_err(), "{bad}");
         }
-    }
-
-    #[test]
-    fn the_poster_looks_for_the_marker_the_renderer_writes() {
-        assert_eq!(
-            github::marker("check"),
-            crate::report::markdown::marker("check")
-        );
     }
 }

@@ -52,7 +52,7 @@ pub(crate) fn exec(args: HistoryArgs) -> anyhow::Result<Exit> {
             "perfgate history",
             &chrono::Utc::now().format("%Y-%m-%d %H:%M UTC").to_string(),
         )?;
-        std::fs::write(out, text).with_context(|| format!("writing {}", out.display()))?;
+        crate::atomic::write(out, text)?;
         eprintln!("perfgate: wrote {}", out.display());
     }
     Ok(Exit::Pass)

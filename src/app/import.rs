@@ -40,9 +40,7 @@ pub(crate) fn exec(args: ImportArgs) -> anyhow::Result<Exit> {
     import::number_runs(&mut records);
     let text = to_jsonl(&records);
     match &args.output {
-        Some(out) => {
-            std::fs::write(out, text).with_context(|| format!("{}: cannot write", out.display()))?
-        }
+        Some(out) => crate::atomic::write(out, text)?,
         None => print!("{text}"),
     }
     Ok(Exit::Pass)

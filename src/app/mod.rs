@@ -3,7 +3,8 @@
 
 use std::process::ExitCode;
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, FailOn};
+use crate::gate::TopVerdict;
 
 mod baseline;
 mod check;
@@ -11,6 +12,7 @@ mod comment;
 mod compare;
 mod history;
 mod import;
+mod inputs;
 mod live;
 mod merge;
 mod promote;
@@ -47,12 +49,24 @@ pub fn infra(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(Infra(msg.into()))
 }
 
+/// The exit code a top verdict stands for under `--fail-on`: the one rule for `check`,
+/// `comment` and the check run's conclusion.
+pub fn exit_for(verdict: TopVerdict, fail_on: FailOn) -> Exit {
+    match (fail_on, verdict) {
+        (FailOn::Never, _) | (_, TopVerdict::Pass) => Exit::Pass,
+        (_, TopVerdict::Fail) => Exit::Regression,
+        (FailOn::Inconclusive, TopVerdict::Inconclusive) => Exit::Regression,
+        (FailOn::Regression, TopVerdict::Inconclusive) => Exit::Pass,
+        (_, TopVerdict::Error) => Exit::Infra,
+    }
+}
+
 /// Run a parsed command line and return the process exit code.
 pub fn main(cli: Cli) -> ExitCode {
     match dispatch(cli) {
         Ok(exit) => exit.into(),
         Err(err) => {
-            eprintln!("perfgate: error: {}", message(&err));
+            eprintln!("perfgate: error: {}", crate::redact::text(&message(&err)));
             if err.chain().any(|c| c.downcast_ref::<Infra>().is_some()) {
                 Exit::Infra.into()
             } else {
@@ -84,6 +98,8 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Run(a) => run::exec(*a),
         Command::Import(a) => import::exec(a),
         Command::Baseline(c) => baseline::exec(c),
+        // No records given: launch the engines and run the suite (live mode).
+        Command::Check(a) if a.results.is_empty() => live::exec(&a),
         Command::Check(a) => check::exec(*a),
         Command::Compare(a) => compare::exec(a),
         Command::Report(a) => report::exec(a),
@@ -145,4 +161,24 @@ pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     Ok(tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_follow_the_gate() {
+        use TopVerdict::*;
+        assert_eq!(exit_for(Pass, FailOn::Inconclusive), Exit::Pass);
+        assert_eq!(exit_for(Pass, FailOn::Regression), Exit::Pass);
+        assert_eq!(exit_for(Fail, FailOn::Regression), Exit::Regression);
+        assert_eq!(exit_for(Inconclusive, FailOn::Regression), Exit::Pass);
+        assert_eq!(
+            exit_for(Inconclusive, FailOn::Inconclusive),
+            Exit::Regression
+        );
+        assert_eq!(exit_for(Error, FailOn::Regression), Exit::Infra);
+        assert_eq!(exit_for(Fail, FailOn::Never), Exit::Pass);
+    }
 }

@@ -133,26 +133,9 @@ fn strip(
     (b, kept)
 }
 
-/// Write through a temporary file in the same directory and rename it over `path`, so an
-/// interrupted promote never leaves half a baseline.
+/// An interrupted promote never leaves half a baseline: [`crate::atomic::write`].
 fn write_atomic(path: &Path, text: &str) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .context("the baseline path names no file")?;
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        name.to_string_lossy(),
-        std::process::id()
-    ));
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("renaming {} to {}", tmp.display(), path.display())
-    })
+    Ok(crate::atomic::write(path, text)?)
 }
 
 pub(crate) fn exec(a: PromoteArgs) -> anyhow::Result<Exit> {

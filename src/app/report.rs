@@ -20,7 +20,7 @@ fn now() -> String {
 }
 
 fn write(path: &Path, text: &str) -> anyhow::Result<()> {
-    std::fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    crate::atomic::write(path, text)?;
     eprintln!("perfgate: wrote {}", path.display());
     Ok(())
 }
@@ -229,7 +229,7 @@ pub(crate) fn exec(args: ReportArgs) -> anyhow::Result<Exit> {
             .next(),
     };
     let base = match &base_path {
-        Some(p) => super::check::load_baseline(p)?.0,
+        Some(p) => super::inputs::load_baseline(p)?.0,
         None => Vec::new(),
     };
     let result_paths = if args.results.is_empty() {

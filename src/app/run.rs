@@ -10,13 +10,14 @@ use anyhow::Context;
 
 use super::{infra, Exit};
 use crate::cli::run::{FakeServerArgs, RunArgs};
-use crate::client::load::{self, LoadError, Progress, RunConfig};
+use crate::client::load::{self, LoadError, Progress};
 use crate::client::ClientConfig;
-use crate::dataset::{self, DatasetName, DatasetSpec};
-use crate::fakeserver::{FakeConfig, FakeServer, Fault};
+use crate::dataset::{self, DatasetName};
+use crate::fakeserver::{FakeConfig, Fault};
 use crate::metrics::{self, Metric, MetricsConfig};
 use crate::record::ScenarioParams;
 use crate::report::output;
+use crate::runner::{scenario_run, RunSettings, ScenarioRun};
 use crate::tokenizer::Tokenize;
 
 pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
@@ -63,26 +64,8 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         eprintln!("perfgate: {note}");
     }
     let tok = load_tokenizer(&tok_name, &base_url)?;
-    let spec = DatasetSpec {
-        name: args.dataset_name,
-        path: args.dataset_path.clone(),
-        num_prompts: args.num_prompts,
-        random_input_len: args.random_input_len,
-        random_output_len: args.random_output_len,
-        random_range_ratio: args.random_range_ratio,
-        range_convention: args.range_convention,
-        sharegpt_output_len: args.sharegpt_output_len,
-        seed: args.seed,
-        random_prefix_len: args.random_prefix_len,
-        prefix_repetition: dataset::PrefixRepetition {
-            prefix_len: args.prefix_repetition_prefix_len,
-            suffix_len: args.prefix_repetition_suffix_len,
-            num_prefixes: args.prefix_repetition_num_prefixes,
-            output_len: args.prefix_repetition_output_len,
-        },
-        custom_output_len: args.custom_output_len,
-    };
-    let ds = dataset::build(&spec, tok.as_ref())
+    let sc = scenario(&args, cfg_metrics.clone(), Some(tok.clone()))?;
+    let ds = dataset::build(&sc.dataset, tok.as_ref())
         .with_context(|| format!("dataset `{}`", args.dataset_name.as_str()))?;
     for note in &ds.notes {
         eprintln!("perfgate: {note}");
@@ -91,7 +74,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         rt.block_on(ready_check(&base_url, ready_timeout, false))?;
     }
 
-    let mut cfg = run_config(&args, cfg_metrics.clone(), Some(tok));
+    let mut cfg = sc.run;
     cfg.client.base_url = base_url;
     cfg.client.headers = extras.headers;
     // Sampling flags first; --extra-body wins where both name a field.
@@ -133,7 +116,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
         }
-        std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+        crate::atomic::write(&path, text)?;
         eprintln!("perfgate: wrote {}", path.display());
     }
     Ok(Exit::Pass)
@@ -299,15 +282,15 @@ fn metrics_config(args: &RunArgs) -> anyhow::Result<MetricsConfig> {
     })
 }
 
-/// The library configuration for these flags.
-pub(crate) fn run_config(
+/// The scenario these flags describe, as the library runs it.
+pub(crate) fn scenario(
     args: &RunArgs,
     metrics: MetricsConfig,
     tokenizer: Option<Arc<dyn Tokenize>>,
-) -> RunConfig {
+) -> anyhow::Result<ScenarioRun> {
     let random_like = matches!(args.dataset_name, DatasetName::Random | DatasetName::Fixed);
     let params = ScenarioParams {
-        dataset_name: args.dataset_name.as_str().to_string(),
+        dataset_name: args.dataset_name.into(),
         num_prompts: args.num_prompts as u64,
         random_input_len: random_like.then_some(u64::from(args.random_input_len)),
         random_output_len: random_like.then_some(u64::from(args.random_output_len)),
@@ -351,7 +334,7 @@ pub(crate) fn run_config(
         params.ramp_up_end_rps = Some(r.end_rps);
     }
     let model = args.model.clone().unwrap_or_default();
-    RunConfig {
+    let settings = RunSettings {
         client: ClientConfig {
             base_url: base_url(args),
             endpoint: args.endpoint.clone(),
@@ -360,25 +343,22 @@ pub(crate) fn run_config(
                 .clone()
                 .unwrap_or_else(|| model.clone()),
             temperature: args.temperature,
-            ignore_eos: args.ignore_eos.unwrap_or(random_like),
+            ignore_eos: false,
             request_timeout: args.request_timeout.map(Duration::from_secs_f64),
             extra_body: serde_json::Map::new(),
             headers: Vec::new(),
             keep_alive: !args.no_keep_alive,
         },
-        request_rate: args.request_rate,
-        burstiness: args.burstiness,
-        ramp_up,
-        max_concurrency: args.max_concurrency,
+        ignore_eos: args.ignore_eos,
         num_warmups: args.num_warmups,
-        seed: args.seed,
         metrics,
         retokenize: args.retokenize,
         tokenizer,
         model,
         backend: args.backend.clone(),
-        params,
-    }
+        dataset_path: args.dataset_path.clone(),
+    };
+    scenario_run(&params, args.seed, settings).map_err(anyhow::Error::msg)
 }
 
 fn result_path(args: &RunArgs, date: &str) -> PathBuf {
@@ -443,7 +423,7 @@ fn tokenizer_spec(args: &RunArgs) -> (String, Option<String>) {
 }
 
 fn load_tokenizer(name: &str, base_url: &str) -> anyhow::Result<Arc<dyn Tokenize>> {
-    match crate::tokenizer::load(name, base_url) {
+    match crate::client::tokenize::load(name, base_url) {
         Ok(tok) => Ok(Arc::from(tok)),
         // The engine's own tokenizer failing is the engine's fault, not the user's (exit 3).
         Err(e @ crate::tokenizer::TokenizerError::Server { .. }) => {
@@ -511,27 +491,16 @@ pub(crate) fn fake_server(args: FakeServerArgs) -> anyhow::Result<Exit> {
         model: args.model,
         ..Default::default()
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async {
-        let server = FakeServer::start(cfg, args.port)
-            .await
-            .map_err(|e| infra(format!("cannot listen on 127.0.0.1:{}: {e}", args.port)))?;
-        println!("{}", server.url());
+    let port = args.port;
+    let t = crate::fakeserver::serve_until_signal(cfg, port, |url| {
+        println!("{url}");
         use std::io::Write;
         let _ = std::io::stdout().flush();
-        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
-        }
-        let t = server.truth();
-        eprintln!(
-            "fake-server: {} requests, {} completed, {} tokens, mean TTFT {:.3} ms, mean chunk gap {:.3} ms, max in flight {}",
-            t.requests, t.completed, t.tokens, t.mean_ttft_ms, t.mean_chunk_gap_ms, t.max_in_flight
-        );
-        Ok::<_, anyhow::Error>(())
-    })?;
+    })
+    .map_err(|e| infra(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+    eprintln!(
+        "fake-server: {} requests, {} completed, {} tokens, mean TTFT {:.3} ms, mean chunk gap {:.3} ms, max in flight {}",
+        t.requests, t.completed, t.tokens, t.mean_ttft_ms, t.mean_chunk_gap_ms, t.max_in_flight
+    );
     Ok(Exit::Pass)
 }

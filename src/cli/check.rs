@@ -4,15 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-/// What makes `check` exit 1.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
-pub enum FailOn {
-    /// Only a regressed row fails the check (inconclusive rows exit 0).
-    #[default]
-    Regression,
-    /// An inconclusive row (or a scenario missing from the results) fails the check too.
-    Inconclusive,
-}
+use super::FailOn;
 
 /// When to colour the terminal report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
@@ -44,7 +36,7 @@ pub struct CheckArgs {
     /// Gate settings (TOML) applied over the baseline's `[gate]` table.
     #[arg(long, value_name = "FILE")]
     pub gate: Option<PathBuf>,
-    /// Exit 1 on regressions only (default), or also on inconclusive rows.
+    /// Exit 1 on regressions only (default), also on inconclusive rows, or never.
     #[arg(long, value_enum, default_value_t = FailOn::Regression)]
     pub fail_on: FailOn,
     /// Colour the terminal table.

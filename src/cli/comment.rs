@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
+
+use super::FailOn;
 
 #[derive(Debug, Args)]
 pub struct CommentArgs {
@@ -24,14 +26,6 @@ pub struct CommentArgs {
     pub fail_on: FailOn,
     #[command(flatten)]
     pub github: GithubArgs,
-}
-
-/// When `perfgate comment` exits non-zero.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FailOn {
-    Regression,
-    Inconclusive,
-    Never,
 }
 
 /// Where and what to post. Repository, PR and head SHA come from the Actions environment
@@ -67,13 +61,16 @@ pub struct GithubArgs {
     #[arg(long)]
     pub fail_on_post_error: bool,
     /// Retries for 5xx answers, rate limits and network errors.
-    #[arg(long, env = "PERFGATE_GITHUB_RETRIES", default_value_t = 3)]
+    #[arg(long, env = "PERFGATE_GITHUB_RETRIES", default_value_t = 3,
+          value_parser = clap::value_parser!(u32).range(0..=20))]
     pub github_retries: u32,
     /// Delay before the first retry in milliseconds; doubles per retry, capped at 10 s.
-    #[arg(long, env = "PERFGATE_GITHUB_RETRY_DELAY_MS", default_value_t = 1000)]
+    #[arg(long, env = "PERFGATE_GITHUB_RETRY_DELAY_MS", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(0..=600_000))]
     pub github_retry_delay_ms: u64,
     /// Timeout of one GitHub request, in seconds.
-    #[arg(long, env = "PERFGATE_GITHUB_TIMEOUT_SECS", default_value_t = 30)]
+    #[arg(long, env = "PERFGATE_GITHUB_TIMEOUT_SECS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub github_timeout_secs: u64,
 }
 

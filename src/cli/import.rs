@@ -40,7 +40,7 @@ pub struct ImportArgs {
     #[arg(long)]
     pub random_output_len: Option<u64>,
     /// The length spread, for random-dataset results whose arguments are not in the file.
-    #[arg(long)]
+    #[arg(long, value_parser = super::num::range_ratio)]
     pub random_range_ratio: Option<f64>,
     /// How `--random-range-ratio` was read by the tool that ran (default: from the format).
     #[arg(long, value_enum)]

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use super::num;
+pub use crate::runner::Warmup;
+
 /// What `--rerun` re-runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Rerun {
@@ -19,9 +22,25 @@ pub struct LiveArgs {
     #[arg(long)]
     pub dry_run: bool,
 
-    /// Runs of each scenario per model (fresh scenario order each run, same dataset seeds).
+    /// Engine launches per model: each is a fresh engine, warmed up, then every scenario in the
+    /// file's order, --runs-per-launch times (same dataset seeds). Records carry the launch id.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
+
+    /// Runs of the suite inside one launch (they share the engine's state, so they count as
+    /// one launch's runs, not as independent replicates).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub runs_per_launch: u32,
+
+    /// Run the scenarios of a launch in a reproducible shuffled order (the same for every model
+    /// and side) instead of the file's order.
+    #[arg(long)]
+    pub shuffle_scenarios: bool,
+
+    /// Do not reset the engine's caches between scenarios (vLLM `POST /reset_prefix_cache`,
+    /// SGLang `POST /flush_cache`, llama.cpp `"cache_prompt": false` in every request).
+    #[arg(long)]
+    pub no_cache_reset: bool,
 
     /// Only these models (comma-separated names, or the part after the last `/`).
     #[arg(long, value_delimiter = ',')]
@@ -49,31 +68,34 @@ pub struct LiveArgs {
     pub output_dir: PathBuf,
 
     /// Seconds an engine may take to become ready (default: the file's, else the preset's).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = num::secs)]
     pub start_timeout: Option<f64>,
 
     /// Seconds between SIGTERM and SIGKILL when stopping an engine.
-    #[arg(long, default_value_t = 30.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 30.0, value_name = "SECS", value_parser = num::secs)]
     pub stop_grace: f64,
 
     /// An engine whose /health fails this long during a scenario counts as hung.
-    #[arg(long, default_value_t = 120.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 120.0, value_name = "SECS", value_parser = num::secs)]
     pub unresponsive_timeout: f64,
 
     /// Seconds between /metrics samples during a scenario.
-    #[arg(long, default_value_t = 1.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = num::secs)]
     pub metrics_interval: f64,
 
-    /// Warm-up requests sent to each freshly launched engine before its first scenario.
-    #[arg(long, default_value_t = 2)]
-    pub warmup_requests: u32,
+    /// Warm-up after each launch: a discarded pass of every scenario's shape (its lengths and
+    /// concurrency, prompts from another seed) before the measured runs. `auto`: per scenario,
+    /// its max concurrency (or prompt count) requests, at most its prompt count; N: N requests
+    /// per scenario; 0: no warm-up.
+    #[arg(long, default_value = "auto", value_parser = parse_warmup, value_name = "auto|N")]
+    pub warmup_requests: Warmup,
 
     /// Re-run scenarios with this verdict (with a fresh engine per model) after the first gate.
     #[arg(long, value_enum)]
     pub rerun: Option<Rerun>,
 
     /// Most re-run rounds with --rerun.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub max_reruns: u32,
 
     /// Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`).
@@ -85,16 +107,28 @@ pub struct LiveArgs {
     pub dataset_path: Option<PathBuf>,
 
     /// Per-request deadline in seconds (default: none; a hung engine is caught by the health watch).
-    #[arg(long, value_name = "SECS")]
+    #[arg(long, value_name = "SECS", value_parser = num::secs)]
     pub request_timeout: Option<f64>,
 
     /// Hard limit in seconds for one scenario run, after which it counts as an engine fault.
-    #[arg(long, default_value_t = 10800.0, value_name = "SECS")]
+    #[arg(long, default_value_t = 10800.0, value_name = "SECS", value_parser = num::secs)]
     pub scenario_timeout: f64,
 
     /// Also write the measured runs as a baseline file (the suite plus the numbers).
     #[arg(long, value_name = "FILE")]
     pub save_baseline: Option<PathBuf>,
+}
+
+fn parse_warmup(s: &str) -> Result<Warmup, String> {
+    if s.eq_ignore_ascii_case("auto") {
+        return Ok(Warmup::Auto);
+    }
+    match s.parse::<u32>() {
+        Ok(n) if n <= 100_000 => Ok(Warmup::Requests(n)),
+        _ => Err(format!(
+            "expected `auto` or a number of requests (0 to 100000), got `{s}`"
+        )),
+    }
 }
 
 impl LiveArgs {

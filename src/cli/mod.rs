@@ -1,6 +1,6 @@
 //! Command-line interface (clap derive). Each subcommand's flags live in their own file.
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod baseline;
 pub mod check;
@@ -10,6 +10,7 @@ pub mod history;
 pub mod import;
 pub mod live;
 pub mod merge;
+pub mod num;
 pub mod report;
 pub mod run;
 
@@ -20,6 +21,18 @@ Exit codes:
   1  regression (or inconclusive under --fail-on inconclusive)
   2  usage, configuration or input error
   3  engine or infrastructure error";
+
+/// Which verdicts make `check` and `comment` exit non-zero (`--fail-on`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum FailOn {
+    /// A regressed row exits 1, an error row 3; inconclusive rows exit 0.
+    #[default]
+    Regression,
+    /// Also an inconclusive row (or a scenario missing from the results) exits 1.
+    Inconclusive,
+    /// Always exit 0 once the report is out (errors and regressions only reported).
+    Never,
+}
 
 /// Stops performance regressions in LLM serving engines before they merge.
 #[derive(Debug, Parser)]

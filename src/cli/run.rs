@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use super::num;
+
 use crate::dataset::DatasetName;
 use crate::record::{RampUpStrategy, RangeConvention, RequestRate};
 
@@ -43,16 +45,16 @@ pub struct RunArgs {
     #[arg(long)]
     pub dataset_path: Option<PathBuf>,
     /// Number of prompts to send.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = num::prompts)]
     pub num_prompts: usize,
     /// Prompt length in tokens (random, fixed).
-    #[arg(long, default_value_t = 1024)]
+    #[arg(long, default_value_t = 1024, value_parser = num::input_len)]
     pub random_input_len: u32,
     /// Output length in tokens (random, fixed).
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 128, value_parser = num::output_len)]
     pub random_output_len: u32,
     /// Length spread; read per --range-convention.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = num::range_ratio)]
     pub random_range_ratio: f64,
     /// Tokens of a shared random prefix before every random prompt (added to its length).
     #[arg(long, default_value_t = 0)]
@@ -61,7 +63,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "vllm")]
     pub range_convention: RangeConvention,
     /// Output length for sharegpt prompts (default: the reference answer's length).
-    #[arg(long)]
+    #[arg(long, value_parser = num::output_len)]
     pub sharegpt_output_len: Option<u32>,
     /// prefix_repetition: tokens of each shared prefix.
     #[arg(long, default_value_t = 256)]
@@ -83,10 +85,10 @@ pub struct RunArgs {
     #[arg(long)]
     pub custom_skip_chat_template: bool,
     /// Requests per second (`inf`: all at once; otherwise gamma/Poisson arrivals).
-    #[arg(long, default_value = "inf")]
+    #[arg(long, default_value = "inf", value_parser = num::rate)]
     pub request_rate: RequestRate,
     /// Gamma shape of the arrival gaps (1 = Poisson; lower is burstier).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = num::burstiness)]
     pub burstiness: f64,
     /// Ramp the request rate up over the run from --ramp-up-start-rps to --ramp-up-end-rps
     /// (instead of --request-rate).
@@ -99,10 +101,10 @@ pub struct RunArgs {
     #[arg(long, requires = "ramp_up_strategy")]
     pub ramp_up_end_rps: Option<f64>,
     /// At most this many requests in flight.
-    #[arg(long)]
+    #[arg(long, value_parser = num::concurrency)]
     pub max_concurrency: Option<usize>,
     /// Requests sent and discarded before the measured run.
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = num::warmups)]
     pub num_warmups: usize,
     /// Seed of the dataset and the arrival schedule.
     #[arg(long, default_value_t = 0)]
@@ -111,7 +113,7 @@ pub struct RunArgs {
     #[arg(long, num_args = 0..=1, default_missing_value = "true")]
     pub ignore_eos: Option<bool>,
     /// Sampling temperature sent with every request (default 0: greedy).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, value_parser = num::temperature)]
     pub temperature: f64,
     /// Sampling `top_p` sent with every request (default: not sent).
     #[arg(long)]
@@ -166,7 +168,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub save_detailed: bool,
     /// Per-request timeout in seconds (default: none).
-    #[arg(long)]
+    #[arg(long, value_parser = num::secs)]
     pub request_timeout: Option<f64>,
     /// A fresh connection per request (as vLLM's and SGLang's clients do) instead of reusing
     /// connections opened before the run. Needed for llama.cpp's server, which announces
@@ -188,13 +190,13 @@ pub struct FakeServerArgs {
     #[arg(long, default_value_t = 0)]
     pub port: u16,
     /// Time to the first token, in milliseconds.
-    #[arg(long, default_value_t = 50.0)]
+    #[arg(long, default_value_t = 50.0, value_parser = num::millis)]
     pub ttft_ms: f64,
     /// Time between chunks, in milliseconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value_t = 10.0, value_parser = num::millis)]
     pub itl_ms: f64,
     /// Tokens per streamed chunk.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = num::output_len)]
     pub tokens_per_chunk: u32,
     /// Do not send usage.
     #[arg(long)]
@@ -203,7 +205,7 @@ pub struct FakeServerArgs {
     #[arg(long, default_value = "none")]
     pub fault: String,
     /// Apply the fault to every N-th request.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
     pub fault_every: u64,
     /// The model name the server lists and answers as.
     #[arg(long, default_value = "fake-model")]

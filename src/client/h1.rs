@@ -27,7 +27,7 @@ pub struct Target {
     pub addr: SocketAddr,
     /// The `Host` header (`host[:port]` as written in the URL).
     pub host: String,
-    /// Path and query of the request line.
+    /// The path of the request line (URLs with a query, fragment or credentials are refused).
     pub path: String,
 }
 
@@ -43,6 +43,30 @@ impl Target {
             }
             other => return Err(format!("unsupported scheme `{other}`")),
         }
+        // Refused rather than guessed at: the endpoint is appended to the base URL's path, so a
+        // query or fragment would end up in the middle of the request path, and credentials in
+        // the URL would have to become a header the user never asked for by name.
+        if !u.username().is_empty() || u.password().is_some() {
+            return Err(
+                "credentials in the URL (`user:…@`) are not sent; remove them \
+                 (an API key goes in OPENAI_API_KEY)"
+                    .into(),
+            );
+        }
+        if u.query().is_some() {
+            return Err(
+                "a query (`?…`) in the URL is not supported; give the base URL \
+                 without it"
+                    .into(),
+            );
+        }
+        if u.fragment().is_some() {
+            return Err(
+                "a fragment (`#…`) in the URL is not supported; give the base URL \
+                 without it"
+                    .into(),
+            );
+        }
         let host = u.host_str().ok_or("the URL has no host")?.to_string();
         let port = u.port_or_known_default().unwrap_or(80);
         let addr = (host.trim_start_matches('[').trim_end_matches(']'), port)
@@ -54,11 +78,7 @@ impl Target {
             Some(p) => format!("{host}:{p}"),
             None => host,
         };
-        let mut path = u.path().to_string();
-        if let Some(q) = u.query() {
-            path.push('?');
-            path.push_str(q);
-        }
+        let path = u.path().to_string();
         Ok(Target {
             addr,
             host: host_header,
@@ -170,8 +190,23 @@ pub fn request(
     r
 }
 
-/// The most a response head may take (status line and headers).
+/// The most a response head may take (status line and headers, with any interim `1xx` responses
+/// before it).
 pub const MAX_HEAD: usize = 64 * 1024;
+
+/// Why a response head was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadError {
+    /// Over [`MAX_HEAD`] (an endless head, or endless interim responses), rather than malformed.
+    pub too_long: bool,
+    pub message: String,
+}
+
+impl std::fmt::Display for HeadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
 
 /// A parsed response head.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -199,29 +234,56 @@ pub enum Framing {
 }
 
 /// Find the end of a response head in `buf`: `Ok(Some((head, head_len)))` once it is complete.
-/// Interim 1xx responses are skipped (their length is included in `head_len`).
-pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, String> {
+/// Interim 1xx responses are skipped (their length is included in `head_len`); together with the
+/// final head they must fit in [`MAX_HEAD`].
+pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, HeadError> {
+    let invalid = |message: String| HeadError {
+        too_long: false,
+        message,
+    };
     let mut start = 0;
+    let mut interim = 0;
     loop {
         let mut headers = [httparse::EMPTY_HEADER; 64];
         let mut resp = httparse::Response::new(&mut headers);
         let n = match resp.parse(&buf[start..]) {
             Ok(httparse::Status::Complete(n)) => n,
             Ok(httparse::Status::Partial) => {
-                if buf.len() - start > MAX_HEAD {
-                    return Err(format!("response head longer than {MAX_HEAD} bytes"));
+                if buf.len() > MAX_HEAD {
+                    return Err(HeadError {
+                        too_long: true,
+                        message: format!(
+                            "response head longer than {} KiB{}",
+                            MAX_HEAD >> 10,
+                            if interim > 0 {
+                                format!(" (after {interim} interim 1xx responses)")
+                            } else {
+                                String::new()
+                            }
+                        ),
+                    });
                 }
                 return Ok(None);
             }
             Err(e) => {
                 let shown = String::from_utf8_lossy(&buf[start..buf.len().min(start + 80)]);
-                return Err(format!("invalid HTTP response ({e}): {shown:?}"));
+                return Err(invalid(format!("invalid HTTP response ({e}): {shown:?}")));
             }
         };
         let status = resp.code.unwrap_or(0);
         if (100..200).contains(&status) && status != 101 {
             start += n;
+            interim += 1;
             continue;
+        }
+        if start + n > MAX_HEAD {
+            return Err(HeadError {
+                too_long: true,
+                message: format!(
+                    "response head longer than {} KiB (after {interim} interim 1xx responses)",
+                    MAX_HEAD >> 10
+                ),
+            });
         }
         let mut close = resp.version == Some(0);
         let mut chunked = false;
@@ -236,9 +298,9 @@ pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, String> {
             } else if h.name.eq_ignore_ascii_case("content-length") {
                 let l: u64 = v
                     .parse()
-                    .map_err(|_| format!("invalid Content-Length `{v}`"))?;
+                    .map_err(|_| invalid(format!("invalid Content-Length `{v}`")))?;
                 if length.is_some_and(|prev| prev != l) {
-                    return Err("conflicting Content-Length headers".into());
+                    return Err(invalid("conflicting Content-Length headers".into()));
                 }
                 length = Some(l);
             } else if h.name.eq_ignore_ascii_case("connection") {
@@ -281,6 +343,7 @@ pub struct Body {
     state: Chunk,
     /// Bytes left in the current chunk, or of a length-delimited body.
     left: u64,
+    /// A digit of the current size line was seen (1) or not (0).
     digits: u8,
     /// Bytes arrived after the end of the body (the connection cannot be reused).
     pub extra: bool,
@@ -377,11 +440,13 @@ impl Body {
                     };
                     match (d, b) {
                         (Some(d), _) => {
-                            if self.digits >= 15 {
+                            // RFC 9112 puts no bound on the digits (leading zeros are fine); the
+                            // value must fit in 60 bits, far beyond any real chunk.
+                            if self.left >> 56 != 0 {
                                 return Err("chunk size too large".into());
                             }
-                            self.left = self.left * 16 + u64::from(d);
-                            self.digits += 1;
+                            self.left = self.left << 4 | u64::from(d);
+                            self.digits = 1;
                         }
                         (None, b';' | b' ' | b'\t') if self.digits > 0 => self.state = Chunk::Ext,
                         (None, b'\r') if self.digits > 0 => self.state = Chunk::SizeLf,
@@ -577,18 +642,69 @@ mod tests {
 
     #[test]
     fn request_bytes() {
-        let t = Target::parse("http://127.0.0.1:8000/v1/completions?x=1").unwrap();
+        let t = Target::parse("http://127.0.0.1:8000/v1/completions").unwrap();
         assert_eq!(t.host, "127.0.0.1:8000");
-        assert_eq!(t.path, "/v1/completions?x=1");
+        assert_eq!(t.path, "/v1/completions");
         let r = request(&t, b"{}", false, Some("Bearer k"), &[]);
         let s = String::from_utf8(r).unwrap();
-        assert!(s.starts_with("POST /v1/completions?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n"));
+        assert!(s.starts_with("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n"));
         assert!(s.contains("\r\nConnection: close\r\n"));
         assert!(s.contains("\r\nAuthorization: Bearer k\r\n"));
         assert!(s.ends_with("\r\nContent-Length: 2\r\n\r\n{}"));
         assert!(Target::parse("https://127.0.0.1/")
             .unwrap_err()
             .contains("http://"));
+    }
+
+    #[test]
+    fn urls_with_query_fragment_or_credentials_are_refused() {
+        for (url, says) in [
+            ("http://127.0.0.1:8000/v1/completions?x=1", "query"),
+            ("http://127.0.0.1:8000/v1/completions#frag", "fragment"),
+            (
+                "http://user:hunter2@127.0.0.1:8000/v1/completions",
+                "credentials",
+            ),
+            ("http://user@127.0.0.1:8000/v1/completions", "credentials"),
+        ] {
+            let e = Target::parse(url).unwrap_err();
+            assert!(e.contains(says), "{url}: {e}");
+            assert!(!e.contains("hunter2"), "the password is not echoed: {e}");
+        }
+    }
+
+    #[test]
+    fn chunk_sizes_take_any_number_of_leading_zeros_and_refuse_overflow() {
+        let wire = b"00000000000000000000005\r\nhello\r\n0000000000000000000\r\n\r\n";
+        let (out, b) = decode_all(Framing::Chunked, &[wire]).unwrap();
+        assert_eq!(out, b"hello");
+        assert!(b.done());
+        // 2^60 - 1 is taken (the body just never gets that far), 2^64 is refused.
+        assert!(decode_all(Framing::Chunked, &[b"fffffffffffffff\r\n"]).is_ok());
+        let e = decode_all(Framing::Chunked, &[b"10000000000000000\r\n"]).unwrap_err();
+        assert_eq!(e, "chunk size too large");
+    }
+
+    #[test]
+    fn endless_interim_responses_hit_the_head_bound() {
+        let mut wire = Vec::new();
+        let mut saw_partial = false;
+        let err = loop {
+            wire.extend_from_slice(b"HTTP/1.1 100 Continue\r\n\r\n");
+            match parse_head(&wire) {
+                Ok(None) => saw_partial = true,
+                Ok(Some(_)) => panic!("no final head"),
+                Err(e) => break e,
+            }
+            assert!(wire.len() <= MAX_HEAD + 64);
+        };
+        assert!(saw_partial && err.too_long, "{err}");
+        assert!(err.message.contains("interim 1xx"), "{err}");
+        // A long but complete run of interim heads that ends past the bound is refused too.
+        let mut wire = b"HTTP/1.1 100 Continue\r\n\r\n".repeat(3000);
+        wire.extend_from_slice(b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+        assert!(parse_head(&wire).unwrap_err().too_long);
+        assert!(!parse_head(b"SSH-2.0\r\n\r\n").unwrap_err().too_long);
     }
 
     proptest! {

@@ -11,10 +11,9 @@ pub mod chunk;
 pub mod h1;
 pub mod load;
 pub mod sse;
+pub mod tokenize;
 
 use std::time::{Duration, Instant};
-
-use tokio::io::AsyncWriteExt;
 
 use crate::dataset::Prompt;
 use crate::record::{Failure, FailureKind, RequestRecord};
@@ -124,6 +123,8 @@ pub fn parse_header(kv: &str) -> Result<(String, String), String> {
 pub enum ClientError {
     #[error("invalid URL `{url}`: {message}")]
     Url { url: String, message: String },
+    #[error("OPENAI_API_KEY holds a control character (CR, LF, …); it cannot be sent as a header")]
+    ApiKey,
 }
 
 /// A streaming client for one endpoint. Cheap to share behind an `Arc`.
@@ -156,7 +157,7 @@ impl Client {
     pub fn new(cfg: ClientConfig) -> Result<Self, ClientError> {
         let url_s = cfg.url();
         let target = h1::Target::parse(&url_s).map_err(|message| ClientError::Url {
-            url: url_s.clone(),
+            url: crate::redact::url(&url_s),
             message,
         })?;
         let pool = h1::Pool::new(
@@ -167,6 +168,16 @@ impl Client {
             .ok()
             .filter(|k| !k.trim().is_empty())
             .map(|k| format!("Bearer {}", k.trim()));
+        if let Some(a) = &authorization {
+            crate::redact::register(&a["Bearer ".len()..]);
+        }
+        // A CR or LF in the key would end the header and start another one of the key's choice.
+        if authorization
+            .as_deref()
+            .is_some_and(|a| a.bytes().any(|b| b.is_ascii_control()))
+        {
+            return Err(ClientError::ApiKey);
+        }
         let chat = cfg.is_chat();
         Ok(Client {
             target,
@@ -275,7 +286,7 @@ impl Client {
                 format!("cannot connect to {}: {e}", self.target.addr),
             )
         };
-        let mut conn = if keep_alive {
+        let conn = if keep_alive {
             self.pool.checkout().await
         } else {
             self.pool.connect().await
@@ -289,12 +300,12 @@ impl Client {
             &self.cfg.headers,
         );
         drop(body);
-        conn.write_all(&req).await.map_err(|e| {
-            fail(
-                FailureKind::Connection,
-                format!("sending the request to {}: {e}", self.target.addr),
-            )
-        })?;
+        // The server may answer before it has read the whole request (a 413 for a huge prompt):
+        // then the answer is what counts, and the connection is not reused.
+        let (request_whole, write_error) = match write_request(&conn, &req).await {
+            Ok(whole) => (whole, None),
+            Err(e) => (false, Some(e)),
+        };
         drop(req);
 
         let mut st = StreamState {
@@ -305,6 +316,7 @@ impl Client {
             failure: None,
             chat: self.chat,
             parser: chunk::Stream::new(),
+            other_api: 0,
         };
         let mut dec = sse::Decoder::new();
         let mut head_buf: Vec<u8> = Vec::new();
@@ -325,6 +337,9 @@ impl Client {
                 Ok(Err(e)) => return Err(st.broken(head.is_some(), &e.to_string())),
                 Ok(Ok(())) => {}
             }
+            // A server that writes faster than we read keeps the socket ready forever; without
+            // this the task would never yield, starving the others and the request's deadline.
+            tokio::task::consume_budget().await;
             let draining = drain_until.is_some();
             let step = SCRATCH.with(|scratch| -> Result<Step, Failure> {
                 let mut buf = scratch.borrow_mut();
@@ -332,6 +347,9 @@ impl Client {
                     Ok(n) => n,
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(Step::More),
                     Err(_) if draining => return Ok(Step::Eof),
+                    Err(e) if head.is_none() && write_error.is_some() => {
+                        return Err(sending_failed(write_error.as_ref(), &e))
+                    }
                     Err(e) => return Err(st.broken(head.is_some(), &e.to_string())),
                 };
                 let now = Instant::now();
@@ -341,9 +359,15 @@ impl Client {
                 let mut input = &buf[..n];
                 if head.is_none() {
                     head_buf.extend_from_slice(input);
-                    let Some((h, len)) =
-                        h1::parse_head(&head_buf).map_err(|m| fail(FailureKind::Connection, m))?
-                    else {
+                    let parsed = h1::parse_head(&head_buf).map_err(|e| {
+                        let kind = if e.too_long {
+                            FailureKind::TooLarge
+                        } else {
+                            FailureKind::Connection
+                        };
+                        fail(kind, e.message)
+                    })?;
+                    let Some((h, len)) = parsed else {
                         return Ok(Step::More);
                     };
                     body = h1::Body::new(h.framing);
@@ -352,8 +376,13 @@ impl Client {
                     head = Some(h);
                     head_buf = Vec::new();
                 }
+                let mut too_long = None;
                 let framing = if head.as_ref().is_some_and(h1::Head::success) {
-                    body.feed(input, |b| dec.feed(b, |ev| st.event(ev, now)))
+                    body.feed(input, |b| {
+                        if let Err(e) = dec.feed(b, |ev| st.event(ev, now)) {
+                            too_long = Some(e);
+                        }
+                    })
                 } else {
                     body.feed(input, |b| {
                         let room = ERROR_BODY_MAX.saturating_sub(error_body.len());
@@ -369,13 +398,29 @@ impl Client {
                 if let Some(f) = st.failure.take() {
                     return Err(f);
                 }
+                if let Some(e) = too_long {
+                    return Err(fail(FailureKind::TooLarge, e.to_string()));
+                }
+                // An error body is kept up to its bound; the rest is not waited for.
+                if error_body.len() >= ERROR_BODY_MAX {
+                    return Ok(Step::Cut);
+                }
                 Ok(if body.done() { Step::End } else { Step::More })
             })?;
             match step {
                 Step::More => {}
                 Step::End => break,
+                Step::Cut => {
+                    if let Some(h) = head.as_mut() {
+                        h.close = true; // the rest of the body is unread: not reusable
+                    }
+                    break;
+                }
                 Step::Eof => {
                     if head.is_none() {
+                        if let Some(e) = &write_error {
+                            return Err(sending_failed(Some(e), e));
+                        }
                         return Err(fail(
                             FailureKind::Connection,
                             "the server closed the connection before answering".into(),
@@ -409,14 +454,14 @@ impl Client {
                 "no response from the server".into(),
             ));
         };
-        if keep_alive && !head.close && body.done() && !body.extra {
+        if keep_alive && request_whole && !head.close && body.done() && !body.extra {
             self.pool.checkin(conn);
         }
         if !head.success() {
             let text = String::from_utf8_lossy(&error_body);
             return Err(fail(
                 FailureKind::Http(head.status),
-                format!("HTTP {}: {}", head.status, text.trim()),
+                format!("HTTP {}: {}", head.status, crate::redact::text(text.trim())),
             ));
         }
         if !st.done {
@@ -434,8 +479,43 @@ impl Client {
                 ),
             ));
         }
+        if st.rec.first_token.is_none() {
+            return Err(fail(FailureKind::NoOutput, st.no_output_message()));
+        }
         Ok(())
     }
+}
+
+/// Write the whole request, unless the server answers first: `Ok(false)` when bytes (or the
+/// end of the connection) arrived before the request was all written. A server may refuse a
+/// request by its head (413 for a body too large) and close without reading the body.
+async fn write_request(conn: &tokio::net::TcpStream, mut req: &[u8]) -> std::io::Result<bool> {
+    use tokio::io::Interest;
+    loop {
+        match conn.try_write(req) {
+            Ok(n) => {
+                req = &req[n..];
+                if req.is_empty() {
+                    return Ok(true);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
+            Err(e) => return Err(e),
+        }
+        let ready = conn.ready(Interest::READABLE | Interest::WRITABLE).await?;
+        if ready.is_readable() || ready.is_read_closed() {
+            return Ok(false);
+        }
+    }
+}
+
+/// The request could not be written and no answer came: a connection error that says both.
+fn sending_failed(write: Option<&std::io::Error>, read: &std::io::Error) -> Failure {
+    let msg = match write {
+        Some(w) => format!("sending the request failed: {w}"),
+        None => format!("sending the request failed: {read}"),
+    };
+    fail(FailureKind::Connection, msg)
 }
 
 /// Read what the socket holds. A read that did not fill `buf` emptied the socket, so the
@@ -467,6 +547,8 @@ enum Step {
     More,
     End,
     Eof,
+    /// An error body reached its bound: stop reading.
+    Cut,
 }
 
 fn fail(kind: FailureKind, mut message: String) -> Failure {
@@ -489,9 +571,29 @@ struct StreamState<'r> {
     failure: Option<Failure>,
     chat: bool,
     parser: chunk::Stream,
+    /// Chunks that carried a chat `delta` content on the completions API (or completions `text`
+    /// on the chat API): the wrong endpoint for the server's answers.
+    other_api: u32,
 }
 
 impl StreamState<'_> {
+    fn no_output_message(&self) -> String {
+        if self.other_api > 0 {
+            let (got, want) = if self.chat {
+                ("completions `text`", "/v1/completions")
+            } else {
+                ("chat `delta`", "/v1/chat/completions")
+            };
+            format!(
+                "the stream reached [DONE] without a text chunk; {} chunks carried {got} \
+                 content (is the endpoint {want}?)",
+                self.other_api
+            )
+        } else {
+            "the stream reached [DONE] without a text chunk".into()
+        }
+    }
+
     /// The connection failed: before the response head a connection error, after it a reset.
     fn broken(&self, streaming: bool, msg: &str) -> Failure {
         let kind = if streaming {
@@ -516,7 +618,7 @@ impl StreamState<'_> {
         if !ev.event.is_empty() && ev.event != b"message" {
             return; // other event types carry no tokens
         }
-        let data = trim_ascii(ev.data);
+        let data = ev.data.trim_ascii();
         if data == b"[DONE]" {
             self.done = true;
             self.rec.end = now.saturating_duration_since(self.t0);
@@ -554,15 +656,19 @@ impl StreamState<'_> {
         if let Some(fr) = choice.finish_reason {
             self.rec.finish_reason = Some(fr.into_owned());
         }
-        let text = if self.chat {
-            choice
+        let (text, other) = if self.chat {
+            let c = choice
                 .content
                 .filter(|c| !c.is_empty())
-                .or(choice.reasoning_content)
+                .or(choice.reasoning_content);
+            (c, choice.text)
         } else {
-            choice.text
+            (choice.text, choice.content)
         };
         let Some(text) = text.filter(|t| !t.is_empty()) else {
+            if other.is_some_and(|o| !o.is_empty()) {
+                self.other_api += 1;
+            }
             return; // role-only or empty chunk: not a token
         };
         match self.last {
@@ -576,24 +682,6 @@ impl StreamState<'_> {
         self.rec.chunks += 1;
         self.rec.text.push_str(&text);
     }
-}
-
-fn trim_ascii(mut b: &[u8]) -> &[u8] {
-    while let [first, rest @ ..] = b {
-        if first.is_ascii_whitespace() {
-            b = rest;
-        } else {
-            break;
-        }
-    }
-    while let [rest @ .., last] = b {
-        if last.is_ascii_whitespace() {
-            b = rest;
-        } else {
-            break;
-        }
-    }
-    b
 }
 
 #[cfg(test)]
@@ -611,6 +699,7 @@ mod tests {
             failure: None,
             chat,
             parser: chunk::Stream::new(),
+            other_api: 0,
         };
         for (i, e) in events.iter().enumerate() {
             let (event, data) = match e.strip_prefix("error|") {

@@ -33,6 +33,22 @@ impl From<Event<'_>> for OwnedEvent {
     }
 }
 
+/// The most one event may hold: its unfinished line, or its joined `data:` lines. A server that
+/// sends more (one endless `data:` line, or `data:` lines without the blank line that ends the
+/// event) is hostile or broken; the decoder refuses it instead of growing without bound. An
+/// OpenAI stream's events are a few hundred bytes; logprob-heavy ones stay in the kilobytes.
+pub const MAX_EVENT: usize = 8 << 20;
+
+/// The stream broke the [`MAX_EVENT`] bound.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooLong;
+
+impl std::fmt::Display for TooLong {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "an SSE event longer than {} MiB", MAX_EVENT >> 20)
+    }
+}
+
 /// Incremental SSE decoder. Feed it chunks in order with [`Decoder::feed`]; call
 /// [`Decoder::finish`] when the body ends.
 #[derive(Debug, Default)]
@@ -50,6 +66,8 @@ pub struct Decoder {
     /// Still looking for a byte-order mark at the start of the stream.
     at_start: bool,
     started: bool,
+    /// An event outgrew [`MAX_EVENT`]; nothing more is decoded.
+    too_long: bool,
 }
 
 impl Decoder {
@@ -57,8 +75,16 @@ impl Decoder {
         Decoder::default()
     }
 
-    /// Decode `chunk`, calling `on_event` for every event it completes.
-    pub fn feed(&mut self, mut chunk: &[u8], mut on_event: impl FnMut(Event<'_>)) {
+    /// Decode `chunk`, calling `on_event` for every event it completes. Fails (and stays failed)
+    /// once an event outgrows [`MAX_EVENT`].
+    pub fn feed(
+        &mut self,
+        mut chunk: &[u8],
+        mut on_event: impl FnMut(Event<'_>),
+    ) -> Result<(), TooLong> {
+        if self.too_long {
+            return Err(TooLong);
+        }
         if !self.started {
             self.started = true;
             self.at_start = true;
@@ -76,7 +102,7 @@ impl Decoder {
                     self.at_start = false;
                 } else {
                     self.partial.extend_from_slice(&chunk[..take]);
-                    return;
+                    return Ok(());
                 }
             } else {
                 // Not a BOM: whatever was held back is ordinary data.
@@ -110,7 +136,16 @@ impl Decoder {
             }
             chunk = &chunk[next..];
         }
+        if self.partial.len() + chunk.len() > MAX_EVENT {
+            self.too_long = true;
+        }
+        if self.too_long {
+            self.partial = Vec::new();
+            self.data = Vec::new();
+            return Err(TooLong);
+        }
         self.partial.extend_from_slice(chunk);
+        Ok(())
     }
 
     /// The body ended. An unfinished last line is processed and a pending event that has data is
@@ -118,6 +153,9 @@ impl Decoder {
     /// was pending.
     pub fn finish(&mut self, mut on_event: impl FnMut(Event<'_>)) -> bool {
         let mut pending = false;
+        if self.too_long {
+            return false;
+        }
         if !self.partial.is_empty() {
             let line = std::mem::take(&mut self.partial);
             self.line(&line, &mut on_event);
@@ -133,6 +171,9 @@ impl Decoder {
     }
 
     fn line(&mut self, line: &[u8], on_event: &mut impl FnMut(Event<'_>)) {
+        if self.too_long {
+            return;
+        }
         if line.is_empty() {
             if self.has_data {
                 self.dispatch(on_event);
@@ -153,6 +194,10 @@ impl Decoder {
         };
         match field {
             b"data" => {
+                if self.data.len() + value.len() >= MAX_EVENT {
+                    self.too_long = true;
+                    return;
+                }
                 self.data.extend_from_slice(value);
                 self.data.push(b'\n');
                 self.has_data = true;
@@ -182,7 +227,9 @@ pub fn decode_all<'a>(chunks: impl IntoIterator<Item = &'a [u8]>) -> Vec<OwnedEv
     let mut d = Decoder::new();
     let mut out = Vec::new();
     for c in chunks {
-        d.feed(c, |e| out.push(e.into()));
+        if d.feed(c, |e| out.push(e.into())).is_err() {
+            return out;
+        }
     }
     d.finish(|e| out.push(e.into()));
     out
@@ -237,8 +284,50 @@ mod tests {
     fn finish_flushes_an_unterminated_event() {
         assert_eq!(decode_all([&b"data: [DONE]"[..]]), vec![ev("", "[DONE]")]);
         let mut d = Decoder::new();
-        d.feed(b"data: a\n\n", |_| {});
+        d.feed(b"data: a\n\n", |_| {}).unwrap();
         assert!(!d.finish(|_| panic!("nothing pending")));
+    }
+
+    #[test]
+    fn an_endless_line_or_event_is_refused_not_buffered() {
+        // One `data:` line that never ends, fed in 64 KiB reads.
+        let mut d = Decoder::new();
+        let block = vec![b'x'; 64 * 1024];
+        d.feed(b"data: ", |_| {}).unwrap();
+        let mut fed = 6;
+        let err = loop {
+            match d.feed(&block, |_| panic!("no event")) {
+                Ok(()) => fed += block.len(),
+                Err(e) => break e,
+            }
+            assert!(fed <= MAX_EVENT, "still buffering after {fed} bytes");
+        };
+        assert_eq!(err.to_string(), "an SSE event longer than 8 MiB");
+        assert!(d.partial.capacity() == 0, "the buffer is released");
+        assert_eq!(d.feed(b"\n\n", |_| panic!("stays failed")), Err(TooLong));
+        assert!(!d.finish(|_| panic!("nothing after the failure")));
+
+        // Complete `data:` lines that never reach the blank line ending the event.
+        let mut d = Decoder::new();
+        let line = format!("data: {}\n", "y".repeat(1000));
+        let kept = 1001; // what one line adds to the event: its value and a newline
+        let mut n = 0;
+        while d.feed(line.as_bytes(), |_| panic!("no event")).is_ok() {
+            n += 1;
+            assert!(n * kept <= MAX_EVENT, "still buffering after {n} lines");
+        }
+        assert!(n * kept >= MAX_EVENT - kept, "refused too early: {n}");
+    }
+
+    #[test]
+    fn endless_comments_use_no_memory() {
+        let mut d = Decoder::new();
+        let pings = b": ping\n".repeat(10_000);
+        for _ in 0..200 {
+            d.feed(&pings, |_| panic!("comments are not events"))
+                .unwrap();
+        }
+        assert!(d.partial.is_empty() && d.data.is_empty());
     }
 
     #[test]

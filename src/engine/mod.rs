@@ -13,17 +13,15 @@ pub use process::{Engine, EngineSpec, StopOutcome};
 pub enum EngineError {
     #[error("port {port} is taken before launch: {detail}; stop whatever uses it or pass --port")]
     PortTaken { port: u16, detail: String },
-    #[error("could not start `{command}`: {source}")]
+    #[error("could not start `{command}`: {reason}")]
     Spawn {
         command: String,
-        #[source]
-        source: std::io::Error,
+        reason: std::io::Error,
     },
-    #[error("engine log {path}: {source}")]
+    #[error("engine log {path}: {reason}")]
     Log {
         path: String,
-        #[source]
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("the engine exited ({status}) before it became ready; last log lines:\n{tail}")]
     ExitedBeforeReady { status: String, tail: String },

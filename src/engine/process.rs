@@ -128,9 +128,9 @@ impl Engine {
                 .stderr(Stdio::null())
                 .status();
         }
-        let log_err = |source| EngineError::Log {
+        let log_err = |reason| EngineError::Log {
             path: spec.log_path.display().to_string(),
-            source,
+            reason,
         };
         if let Some(dir) = spec.log_path.parent() {
             std::fs::create_dir_all(dir).map_err(log_err)?;
@@ -157,9 +157,9 @@ impl Engine {
             .stderr(Stdio::from(err_log))
             .process_group(0)
             .spawn()
-            .map_err(|source| EngineError::Spawn {
+            .map_err(|reason| EngineError::Spawn {
                 command: spec.command.clone(),
-                source,
+                reason,
             })?;
         let pgid = Pid::from_raw(child.id() as i32);
         Ok(Engine {

@@ -185,11 +185,10 @@ pub struct Look {
 /// A setting that cannot work.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{path}: {source}")]
+    #[error("{path}: {reason}")]
     Io {
         path: String,
-        #[source]
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("{path}:{line}:{col}: {message}")]
     Parse {
@@ -255,9 +254,9 @@ impl GateConfig {
     /// Read a `--gate` file.
     pub fn load(path: &std::path::Path) -> Result<GateConfig, ConfigError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        let text = std::fs::read_to_string(path).map_err(|reason| ConfigError::Io {
             path: p.clone(),
-            source,
+            reason,
         })?;
         GateConfig::parse(&text, &p)
     }

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::record::Direction;
 
 pub mod config;
+pub mod merge;
 pub mod noise;
 pub mod replay;
 pub mod stats;
@@ -14,7 +15,7 @@ pub mod verdict;
 
 pub use config::{GateConfig, Look, MetricGate};
 pub use noise::{Noise, NoiseSource};
-pub use verdict::{compared, count, duplicate, evaluate, ScenarioError};
+pub use verdict::{compared, count, duplicate, evaluate, ScenarioError, ALL_MODELS, ENGINE_WIDE};
 
 /// The verdict of one row (model × scenario × metric).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

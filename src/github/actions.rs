@@ -9,13 +9,10 @@ use crate::gate::{Report, Row, Verdict};
 
 use super::GithubError;
 
-/// The job summary of one step is limited to 1 MiB by the runner.
-pub const STEP_SUMMARY_LIMIT_BYTES: usize = 1024 * 1024;
-
-/// Append `markdown` to the job summary file (created if missing).
+/// Append `markdown` (already within the runner's limit) to the job summary file (created if
+/// missing).
 pub fn append_step_summary(path: &Path, markdown: &str) -> Result<(), GithubError> {
-    let text = super::fit_body(markdown, STEP_SUMMARY_LIMIT_BYTES / 4);
-    append(path, &format!("{}\n", text.trim_end()))
+    append(path, &format!("{}\n", markdown.trim_end()))
 }
 
 /// Append `name=value` step outputs to the `$GITHUB_OUTPUT` file. Uses the multi-line

@@ -19,6 +19,7 @@ pub struct Token(String);
 impl Token {
     pub fn new(token: impl Into<String>) -> Option<Token> {
         let t = token.into().trim().to_string();
+        crate::redact::register(&t);
         (!t.is_empty()).then_some(Token(t))
     }
 

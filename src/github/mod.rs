@@ -1,5 +1,5 @@
 //! GitHub edge: posts an already rendered report where engine developers look. It upserts one
-//! sticky PR comment per report kind (found again by a hidden marker), creates a check run on
+//! sticky PR comment per report kind (found again by the hidden marker the renderer wrote), creates a check run on
 //! the PR's head commit, and speaks the Actions runner's protocols ([`actions`]). It never
 //! renders: it takes markdown and returns ids. Every HTTP call goes through octocrab with our own
 //! visible, bounded retry loop; the token never appears in output or errors.
@@ -17,11 +17,6 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 pub use env::{Context, Overrides, Repo, Token};
-
-/// GitHub rejects comment bodies longer than this many characters.
-pub const COMMENT_LIMIT_CHARS: usize = 65_536;
-/// GitHub rejects check-run summaries longer than this many characters.
-pub const CHECK_SUMMARY_LIMIT_CHARS: usize = 65_535;
 
 /// Errors of the GitHub edge. None of them carries the token.
 #[derive(Debug, thiserror::Error)]
@@ -91,32 +86,6 @@ impl RetryPolicy {
         let d = self.base_delay.saturating_mul(1u32 << attempt.min(16));
         d.min(self.max_delay)
     }
-}
-
-/// Which report kind a comment belongs to: `<!-- perfgate:KIND -->`.
-pub fn marker(kind: &str) -> String {
-    format!("<!-- perfgate:{kind} -->")
-}
-
-/// Shorten `body` to at most `limit` characters, cutting at a line end and saying so. The
-/// renderer is expected to stay under GitHub's limits; this is the safety net.
-pub fn fit_body(body: &str, limit: usize) -> String {
-    if body.chars().count() <= limit {
-        return body.to_string();
-    }
-    const NOTE: &str = "\n\n… shortened to fit GitHub's size limit: the full report is in the job summary and the report artifact.\n";
-    let keep = limit.saturating_sub(NOTE.chars().count());
-    let cut = body
-        .char_indices()
-        .nth(keep)
-        .map(|(i, _)| i)
-        .unwrap_or(body.len());
-    let head = &body[..cut];
-    let head = match head.rfind('\n') {
-        Some(i) if i > cut / 2 => &head[..i],
-        _ => head,
-    };
-    format!("{head}{NOTE}")
 }
 
 /// The conclusion of a check run.
@@ -221,31 +190,22 @@ impl Client {
         Ok(Client { octo, repo, retry })
     }
 
-    /// Upsert the one comment of `kind` on pull request `pr`: update the earlier comment that
-    /// holds the kind's marker, or create it. The whole find-then-write step is retried, so a
+    /// Upsert the one comment of a report kind on pull request `pr`: update the earlier comment
+    /// that holds `marker`, or create it. `body` is posted as given (the renderer puts the marker
+    /// in it and keeps it within GitHub's limit). The whole find-then-write step is retried, so a
     /// create that GitHub applied but answered with 5xx is found and updated, not duplicated.
     pub async fn upsert_comment(
         &self,
         pr: u64,
-        kind: &str,
+        marker: &str,
         body: &str,
     ) -> Result<PostedComment, GithubError> {
-        if kind.is_empty()
-            || !kind
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        {
-            return Err(GithubError::Config(format!(
-                "report kind `{kind}` must be letters, digits, `-`, `_` or `.` (it names the comment's marker)"
-            )));
+        if marker.trim().is_empty() || !body.contains(marker) {
+            return Err(GithubError::Config(
+                "the comment body does not hold its marker".into(),
+            ));
         }
-        let mark = marker(kind);
-        let body = if body.contains(&mark) {
-            fit_body(body, COMMENT_LIMIT_CHARS)
-        } else {
-            fit_body(&format!("{mark}\n{body}"), COMMENT_LIMIT_CHARS)
-        };
-        self.with_retry("post the PR comment", || self.upsert_once(pr, &mark, &body))
+        self.with_retry("post the PR comment", || self.upsert_once(pr, marker, body))
             .await
     }
 
@@ -305,7 +265,8 @@ impl Client {
         }
     }
 
-    /// Create a completed check run named `name` on commit `sha` with the markdown as summary.
+    /// Create a completed check run named `name` on commit `sha` with the markdown as summary
+    /// (already within GitHub's limit).
     pub async fn create_check_run(
         &self,
         name: &str,
@@ -323,7 +284,7 @@ impl Client {
             "conclusion": conclusion.as_str(),
             "output": {
                 "title": title,
-                "summary": fit_body(summary, CHECK_SUMMARY_LIMIT_CHARS),
+                "summary": summary,
             },
         });
         let action = "create the check run";
@@ -356,8 +317,9 @@ impl Client {
                     }
                     let wait = match after {
                         Some(a) if a > self.retry.max_delay => {
+                            let err_s = crate::redact::text(&err.to_string());
                             eprintln!(
-                                "perfgate: github: {err}; GitHub asks to wait {}s, longer than the {}s allowed: giving up",
+                                "perfgate: github: {err_s}; GitHub asks to wait {}s, longer than the {}s allowed: giving up",
                                 a.as_secs(),
                                 self.retry.max_delay.as_secs()
                             );
@@ -367,8 +329,9 @@ impl Client {
                         None => self.retry.backoff(n),
                     };
                     n += 1;
+                    let err_s = crate::redact::text(&err.to_string());
                     eprintln!(
-                        "perfgate: github: {err}; retry {n}/{} to {action} in {:.1}s",
+                        "perfgate: github: {err_s}; retry {n}/{} to {action} in {:.1}s",
                         self.retry.retries,
                         wait.as_secs_f64()
                     );
@@ -426,6 +389,7 @@ impl Client {
             .ok()
             .and_then(|v| v.get("message").and_then(Value::as_str).map(str::to_string))
             .unwrap_or_else(|| body.chars().take(200).collect());
+        let message = crate::redact::text(&message);
         let http = GithubError::Http {
             action: action.into(),
             status: status.as_u16(),
@@ -546,16 +510,6 @@ mod tests {
             "<https://x/y?page=1>; rel=\"prev\"".parse().unwrap(),
         );
         assert_eq!(next_link(&h), None);
-    }
-
-    #[test]
-    fn fit_body_shortens_under_the_limit_and_says_so() {
-        let body: String = (0..10_000).map(|i| format!("| row {i} | é |\n")).collect();
-        let short = fit_body(&body, COMMENT_LIMIT_CHARS);
-        assert!(short.chars().count() <= COMMENT_LIMIT_CHARS);
-        assert!(short.contains("shortened"));
-        assert!(short.starts_with("| row 0 |"));
-        assert_eq!(fit_body("small", 10), "small");
     }
 
     #[test]

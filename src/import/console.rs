@@ -14,10 +14,10 @@
 
 use super::args::{self, ArgMap};
 use super::{parse_f64, parse_u64, ImportError, ImportOptions, Imported};
+use crate::launch;
 use crate::record::{
     OutputTokenSource, RangeConvention, RequestRate, ScenarioParams, ScenarioResult,
 };
-use crate::suite::launch;
 
 /// The run context collected from the lines before a block.
 #[derive(Debug, Default, Clone)]
@@ -579,7 +579,7 @@ fn build_record(
         ));
     }
     let mut p = ScenarioParams {
-        dataset_name: dataset.clone(),
+        dataset_name: dataset.clone().into(),
         num_prompts,
         ..Default::default()
     };

@@ -115,7 +115,8 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
                 dataset_name: opts
                     .dataset_name
                     .clone()
-                    .unwrap_or_else(|| "sharegpt".into()),
+                    .unwrap_or_else(|| "sharegpt".into())
+                    .into(),
                 num_prompts,
                 max_concurrency: batch
                     .map(|b| {

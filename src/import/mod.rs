@@ -126,6 +126,8 @@ pub fn detect(text: &str, path: &str) -> Format {
 
 /// Import one file's text. `path` is used in messages and in each record's `source`.
 pub fn import_text(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, ImportError> {
+    // A UTF-8 byte-order mark (Windows editors write one) is not part of the text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
         return Err(ImportError::Empty { path: path.into() });
     }
@@ -170,6 +172,64 @@ pub fn import_text(text: &str, path: &str, opts: &ImportOptions) -> Result<Impor
     }
     number_runs(&mut imported.records);
     Ok(imported)
+}
+
+/// Python's `json` writes the non-standard tokens `Infinity`, `-Infinity` and `NaN` (SGLang's
+/// `bench_serving` saves its default `request_rate` as `Infinity`). Outside strings they become
+/// `"Infinity"` / `"-Infinity"` (read like `"inf"` where a rate may be infinite, refused with the
+/// key's name elsewhere) and `null` (NaN: not measured). Lines stay where they were.
+pub(crate) fn python_json(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains("Infinity") && !text.contains("NaN") {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut i, mut from) = (0, 0);
+    let mut in_string = false;
+    while i < b.len() {
+        let c = b[i];
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            i += 1;
+            continue;
+        }
+        let word_start =
+            i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_' || b[i - 1] >= 0x80);
+        // Bytes, not `&str`: `i` may sit inside a multi-byte character outside any string.
+        let rest = &b[i..];
+        let ends = |n: usize| {
+            b.get(i + n)
+                .is_none_or(|x| !(x.is_ascii_alphanumeric() || *x == b'_'))
+        };
+        let (token, with): (usize, &str) = if !word_start {
+            (0, "")
+        } else if rest.starts_with(b"-Infinity") && ends(9) {
+            (9, "\"-Infinity\"")
+        } else if rest.starts_with(b"Infinity") && ends(8) {
+            (8, "\"Infinity\"")
+        } else if rest.starts_with(b"NaN") && ends(3) {
+            (3, "null")
+        } else {
+            (0, "")
+        };
+        if token > 0 {
+            out.push_str(&text[from..i]);
+            out.push_str(with);
+            i += token;
+            from = i;
+            continue;
+        }
+        if c == b'"' {
+            in_string = true;
+        }
+        i += 1;
+    }
+    out.push_str(&text[from..]);
+    std::borrow::Cow::Owned(out)
 }
 
 /// Give repeated runs of the same model × scenario increasing `run_index` values, in order.
@@ -294,6 +354,40 @@ mod tests {
             Format::LmdeployCsv
         );
         assert_eq!(detect("hello\n", "x.txt"), Format::Console);
+    }
+
+    #[test]
+    fn python_json_tokens_and_a_bom_are_read() {
+        // SGLang writes its default rate as Python's `Infinity`; NaN where nothing was measured.
+        let line = r#"{"backend": "sglang", "model_id": "m", "dataset_name": "sharegpt", "num_prompts": 10, "request_rate": Infinity, "duration": 1.0, "completed": 10, "total_input_tokens": 1, "total_output_tokens": 1, "request_throughput": 1.0, "output_throughput": 1.0, "median_e2e_latency_ms": 3.0, "std_ttft_ms": NaN, "note": "NaN and Infinity in a string stay"}"#;
+        let text = format!("\u{feff}{line}\n");
+        let got = import_text(&text, "s.jsonl", &ImportOptions::default()).unwrap();
+        assert_eq!(got.records.len(), 1);
+        assert!(got.records[0].params.request_rate.is_inf());
+        assert!(!got.records[0].stats.contains_key("std_ttft_ms"));
+        // A multi-byte character outside a string (found by the fuzzer: a panic on slicing).
+        assert_eq!(python_json("ȩ NaN ȩInfinity"), "ȩ null ȩInfinity");
+        assert_eq!(
+            python_json(r#"{"a": -Infinity, "b": "x NaN", "c": [NaN], "NaNa": 1}"#),
+            r#"{"a": "-Infinity", "b": "x NaN", "c": [null], "NaNa": 1}"#
+        );
+        // Infinity where a number must be finite is refused by name.
+        let bad = line.replace("\"duration\": 1.0", "\"duration\": Infinity");
+        let e = import_text(&bad, "s.jsonl", &ImportOptions::default()).unwrap_err();
+        assert!(e.to_string().contains("`duration`"), "{e}");
+    }
+
+    #[test]
+    fn a_huge_value_is_named_by_its_key_not_dumped() {
+        let huge = "9".repeat(1_000_000);
+        let line = format!(
+            r#"{{"backend": "vllm", "model_id": "m", "dataset_name": "sharegpt", "num_prompts": 10, "duration": "{huge}x", "completed": 10}}"#
+        );
+        let e = import_text(&line, "v.json", &ImportOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`duration`"), "{}", &e[..200.min(e.len())]);
+        assert!(e.len() < 300, "{} bytes of message", e.len());
     }
 
     #[test]

@@ -52,6 +52,7 @@ pub fn parse_objects(
     flavor: Flavor,
 ) -> Result<Imported, ImportError> {
     let mut out = Imported::default();
+    let text = &*super::python_json(text);
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
     loop {
         let start = text.len() - text[stream.byte_offset()..].trim_start().len();
@@ -81,9 +82,19 @@ pub fn parse_objects(
     Ok(out)
 }
 
+/// A value for a message: at most 60 characters of it.
+fn shown(v: &Value) -> String {
+    crate::redact::shorten(&v.to_string(), 60)
+}
+
 fn as_f64(v: &Value, key: &str, path: &str, line: usize) -> Result<f64, ImportError> {
-    v.as_f64()
-        .ok_or_else(|| ImportError::at(path, line, format!("`{key}`: `{v}` is not a number")))
+    v.as_f64().ok_or_else(|| {
+        ImportError::at(
+            path,
+            line,
+            format!("`{key}`: `{}` is not a number", shown(v)),
+        )
+    })
 }
 
 fn as_u64(v: &Value, key: &str, path: &str, line: usize) -> Result<u64, ImportError> {
@@ -96,7 +107,13 @@ fn as_u64(v: &Value, key: &str, path: &str, line: usize) -> Result<u64, ImportEr
         Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
-    .ok_or_else(|| ImportError::at(path, line, format!("`{key}`: `{v}` is not a whole number")))
+    .ok_or_else(|| {
+        ImportError::at(
+            path,
+            line,
+            format!("`{key}`: `{}` is not a whole number", shown(v)),
+        )
+    })
 }
 
 fn as_text(v: &Value) -> Option<String> {
@@ -154,7 +171,7 @@ pub fn record(
         }
     };
     let mut params = ScenarioParams {
-        dataset_name: dataset_name.clone(),
+        dataset_name: dataset_name.clone().into(),
         num_prompts,
         max_concurrency: u("max_concurrency")?,
         ..Default::default()

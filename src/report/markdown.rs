@@ -11,13 +11,66 @@ use crate::record::Direction;
 
 /// GitHub's limit on the body of an issue comment, in characters.
 pub const GITHUB_COMMENT_LIMIT: usize = 65_536;
+/// GitHub's limit on a check run's summary, in characters.
+pub const GITHUB_CHECK_SUMMARY_LIMIT: usize = 65_535;
+/// The Actions runner's limit on one step's job summary is 1 MiB; in characters of up to four
+/// bytes, this many always fit.
+pub const GITHUB_STEP_SUMMARY_LIMIT: usize = 1024 * 1024 / 4;
 
 /// At most this many bars in the chart.
 const MAX_BARS: usize = 40;
 
-/// The hidden marker of a report kind: `<!-- perfgate:check -->`.
+/// The hidden marker of a report kind: `<!-- perfgate:check -->`. The PR comment of a kind is
+/// found again by it.
 pub fn marker(kind: &str) -> String {
     format!("<!-- perfgate:{kind} -->")
+}
+
+/// A report kind names a marker: letters, digits, `-`, `_` or `.` only.
+pub fn check_kind(kind: &str) -> Result<(), String> {
+    if kind.is_empty()
+        || !kind
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(format!(
+            "report kind `{kind}` must be letters, digits, `-`, `_` or `.` (it names the comment's marker)"
+        ));
+    }
+    Ok(())
+}
+
+/// The body of the sticky PR comment of `kind`: `markdown` with its marker (added when a
+/// markdown given by the user lacks it), within GitHub's comment limit.
+pub fn comment_body(markdown: &str, kind: &str) -> String {
+    let mark = marker(kind);
+    if markdown.contains(&mark) {
+        fit(markdown, GITHUB_COMMENT_LIMIT)
+    } else {
+        fit(&format!("{mark}\n{markdown}"), GITHUB_COMMENT_LIMIT)
+    }
+}
+
+/// Shorten `body` to at most `limit` characters, cutting at a line end and saying so. The
+/// renderer stays under GitHub's limits by itself; this is the safety net for a markdown
+/// given by the user.
+pub fn fit(body: &str, limit: usize) -> String {
+    if body.chars().count() <= limit {
+        return body.to_string();
+    }
+    const NOTE: &str = "\n\n… shortened to fit GitHub's size limit: the full report is in the job summary and the report artifact.\n";
+    let keep = limit.saturating_sub(NOTE.chars().count());
+    let cut = body
+        .char_indices()
+        .nth(keep)
+        .map(|(i, _)| i)
+        .unwrap_or(body.len());
+    let head = &body[..cut];
+    let head = match head.rfind('\n') {
+        Some(i) if i > cut / 2 => &head[..i],
+        _ => head,
+    };
+    format!("{head}{NOTE}")
 }
 
 /// Render for a PR comment or a job summary, within GitHub's comment limit.
@@ -261,5 +314,27 @@ mod tests {
         assert!(md.contains("</details>"));
         let tiny = render_markdown_limited(&report, 500);
         assert!(tiny.chars().count() <= 500, "{}", tiny.chars().count());
+    }
+
+    #[test]
+    fn fit_shortens_under_the_limit_and_says_so() {
+        let body: String = (0..10_000).map(|i| format!("| row {i} | é |\n")).collect();
+        let short = fit(&body, GITHUB_COMMENT_LIMIT);
+        assert!(short.chars().count() <= GITHUB_COMMENT_LIMIT);
+        assert!(short.contains("shortened"));
+        assert!(short.starts_with("| row 0 |"));
+        assert_eq!(fit("small", 10), "small");
+    }
+
+    #[test]
+    fn the_comment_body_always_holds_its_marker() {
+        let b = comment_body("hello", "nightly");
+        assert!(b.starts_with("<!-- perfgate:nightly -->\nhello"));
+        assert_eq!(comment_body(&b, "nightly"), b);
+        assert!(check_kind("nightly-1.x_y").is_ok());
+        assert!(check_kind("bad kind")
+            .unwrap_err()
+            .contains("must be letters"));
+        assert!(check_kind("").is_err());
     }
 }

@@ -18,7 +18,7 @@ pub use json::render_json;
 pub use markdown::{render_markdown, render_markdown_limited, GITHUB_COMMENT_LIMIT};
 pub use terminal::render_terminal;
 
-use crate::gate::{Counts, Report, Row, Side};
+use crate::gate::{Counts, Report, Row, Side, TopVerdict};
 
 /// A measured value for a table cell (success rates as percentages).
 pub fn fmt_value(metric: &str, v: Option<f64>) -> String {
@@ -159,31 +159,57 @@ pub fn by_model(report: &Report) -> Vec<(&str, Vec<&Row>)> {
     out
 }
 
+/// The verdict as one word (`pass`, `fail`, `inconclusive`, `error`): the step output and the
+/// check run's title.
+pub fn verdict_word(v: TopVerdict) -> &'static str {
+    match v {
+        TopVerdict::Pass => "pass",
+        TopVerdict::Fail => "fail",
+        TopVerdict::Inconclusive => "inconclusive",
+        TopVerdict::Error => "error",
+    }
+}
+
+/// The check run's name for a report kind: `perfgate`, or `perfgate (KIND)`.
+pub fn check_run_name(kind: &str) -> String {
+    if kind == "check" {
+        "perfgate".to_string()
+    } else {
+        format!("perfgate ({kind})")
+    }
+}
+
+/// The check run's title: the verdict and the counts that are not zero.
+pub fn check_run_title(report: &Report) -> String {
+    let c = &report.counts;
+    let parts: Vec<String> = [
+        (c.regressed, "regressed"),
+        (c.error, "error"),
+        (c.inconclusive, "inconclusive"),
+        (c.missing, "missing"),
+        (c.improved, "improved"),
+        (c.pass, "pass"),
+    ]
+    .iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, w)| format!("{n} {w}"))
+    .collect();
+    format!("{}: {}", verdict_word(report.verdict), parts.join(", "))
+}
+
 #[cfg(test)]
 pub(crate) mod sample {
     //! A small, fixed report shared by the renderers' snapshot tests.
     use crate::gate::{evaluate, GateConfig, ScenarioError, Side};
-    use crate::record::{RequestRate, ScenarioParams, ScenarioResult};
+    use crate::record::ScenarioResult;
 
     pub fn record(model: &str, n: u64, scale_thr: f64, scale_lat: f64) -> ScenarioResult {
         let mut r = ScenarioResult {
-            model: model.into(),
             engine: Some("vllm".into()),
-            params: ScenarioParams {
-                dataset_name: "random".into(),
-                num_prompts: n,
-                random_input_len: Some(1024),
-                random_output_len: Some(128),
-                request_rate: RequestRate::Inf,
-                ..Default::default()
-            },
-            completed: n,
             duration: 100.0 / scale_thr,
-            total_input_tokens: 1024 * n,
-            total_output_tokens: 128 * n,
             request_throughput: n as f64 / 100.0 * scale_thr,
             output_throughput: 1280.0 * n as f64 / 1000.0 * scale_thr,
-            ..Default::default()
+            ..ScenarioResult::synthetic(model, n, 1024, 128)
         };
         for (k, v) in [
             ("median_ttft_ms", 850.0),

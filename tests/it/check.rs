@@ -44,7 +44,7 @@ fn seed_records() -> Vec<ScenarioResult> {
                 engine: Some("vllm".into()),
                 engine_version: Some("v0.10.1".into()),
                 params: ScenarioParams {
-                    dataset_name: ds.to_string(),
+                    dataset_name: (*ds).into(),
                     num_prompts: *n,
                     random_input_len: lens.map(|l| l.0),
                     random_output_len: lens.map(|l| l.1),

@@ -238,7 +238,11 @@ fn preset_file(preset: &str, engine: &str, version: &str, extra_engine: &str) ->
 fn dry_run(text: &str, ov: &perfgate::suite::Overrides) -> String {
     let b = perfgate::baseline::Baseline::parse(text, "suite.toml").unwrap();
     let plan = perfgate::suite::plan(&b, ov).unwrap();
-    perfgate::report::dryrun::render_dry_run(&plan, "suite.toml", 3)
+    perfgate::report::dryrun::render_dry_run(
+        &plan,
+        "suite.toml",
+        &perfgate::report::dryrun::Schedule::launches(3),
+    )
 }
 
 #[test]
@@ -432,15 +436,14 @@ fn live_command(dir: &Path, baseline: &str, extra: &[&str]) -> std::process::Com
         .arg(&file)
         .arg("--output-dir")
         .arg(dir.join("out"))
-        .args([
-            "--color",
-            "never",
-            "--stop-grace",
-            "2",
-            "--warmup-requests",
-            "0",
-        ])
-        .args(extra)
+        .args(["--color", "never"]);
+    // Quick stops and no warm-up, unless the test asks otherwise.
+    for (flag, value) in [("--stop-grace", "2"), ("--warmup-requests", "0")] {
+        if !extra.contains(&flag) {
+            cmd.args([flag, value]);
+        }
+    }
+    cmd.args(extra)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
@@ -780,6 +783,11 @@ fn rerun_inconclusive_runs_just_those_scenarios_again_and_tightens_alpha() {
     );
     assert!(r.stderr.contains("re-run 2/2"), "{}", r.stderr);
     assert!(r.stderr.contains("gating at alpha"), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("look 3 of 3"),
+        "α-spending over the planned looks: {}",
+        r.stderr
+    );
     let results = std::fs::read_to_string(dir.path().join("out/results.jsonl")).unwrap();
     let recs = perfgate::record::parse_jsonl(&results, "results.jsonl").unwrap();
     let mut runs: Vec<u32> = recs.iter().map(|r| r.run_index).collect();
@@ -792,4 +800,223 @@ fn rerun_inconclusive_runs_just_those_scenarios_again_and_tightens_alpha() {
         .unwrap();
     assert_eq!(thr["n_current"], 3, "{thr}");
     assert_eq!(thr["verdict"], "inconclusive", "{thr}");
+}
+
+#[test]
+fn live_save_baseline_writes_what_baseline_record_writes_for_the_same_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port().to_string();
+    let cmd = format!(
+        "exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 2 --itl-ms 1"
+    );
+    // A suite: the baseline's models and scenarios without numbers.
+    let full = live_baseline(&cmd, &[("model-a", 4, 8), ("model-b", 3, 5)]);
+    let suite = perfgate::baseline::Baseline::parse(&full, "suite.toml")
+        .unwrap()
+        .skeleton(|_| true)
+        .to_toml();
+    let saved = dir.path().join("saved.toml");
+    let r = run_live(
+        dir.path(),
+        &suite,
+        &[
+            "--port",
+            &port,
+            "--tokenizer",
+            &tok,
+            "--runs",
+            "2",
+            "--save-baseline",
+            saved.to_str().unwrap(),
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let recorded = dir.path().join("recorded.toml");
+    let o = std::process::Command::new(BIN)
+        .args(["baseline", "record", "--runs-from"])
+        .arg(dir.path().join("baseline.toml"))
+        .arg(dir.path().join("out/results.jsonl"))
+        .arg("-o")
+        .arg(&recorded)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let a = perfgate::baseline::Baseline::load(&saved).unwrap();
+    let b = perfgate::baseline::Baseline::load(&recorded).unwrap();
+    // Everything but the provenance (which says how each file was made) is the same.
+    assert_eq!(a.engine, b.engine);
+    assert_eq!(a.gate, b.gate);
+    assert_eq!(a.models, b.models);
+    assert_eq!(a.to_records().len(), 4);
+    let m = &a.models[0].scenarios[0];
+    assert_eq!(m.runs.len(), 2);
+    for key in [
+        "completed",
+        "request_throughput",
+        "median_ttft_ms",
+        "p99_itl_ms",
+    ] {
+        assert_eq!(m.metrics[key].values.len(), 2, "{key}");
+    }
+}
+
+/// An engine whose server dies mid-scenario while its launcher lingers: the scenario's requests
+/// fail with connection errors before the engine's death can be seen. That must still be an
+/// engine fault (error rows, exit 3), never a normal record with connection errors.
+fn engine_dying_mid_scenario(after_kill: &str) -> (Live, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port().to_string();
+    let cmd = format!(
+        "{BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 5 --itl-ms 10 & \
+         sleep 2; echo 'stand-in: server gone'; kill -9 $!; {after_kill}"
+    );
+    let b = live_baseline(&cmd, &[("model-a", 16, 250)]);
+    let r = run_live(
+        dir.path(),
+        &b,
+        &["--port", &port, "--tokenizer", &tok],
+        Duration::from_secs(60),
+    );
+    (r, dir)
+}
+
+fn assert_engine_fault(r: &Live, dir: &Path, needle: &str) {
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let rows = rows_of(&r.report, "model-a");
+    assert!(
+        !rows.is_empty() && rows.iter().all(|row| row["verdict"] == "error"),
+        "{rows:?}"
+    );
+    let note = rows[0]["note"].as_str().unwrap_or_default();
+    assert!(note.contains(needle), "{note}");
+    let results = std::fs::read_to_string(dir.join("out/results.jsonl")).unwrap();
+    assert!(results.trim().is_empty(), "a record was kept: {results}");
+}
+
+#[test]
+fn an_engine_that_exits_just_after_its_connections_fail_is_an_engine_fault() {
+    let (r, dir) = engine_dying_mid_scenario("sleep 1; exit 9");
+    assert_engine_fault(&r, dir.path(), "exited (exit code 9)");
+}
+
+#[test]
+fn an_engine_whose_server_is_gone_but_process_lingers_is_an_engine_fault() {
+    let (r, dir) = engine_dying_mid_scenario("exec sleep 60");
+    assert_engine_fault(&r, dir.path(), "GET /health failed to connect");
+}
+
+/// A suite (no numbers) of one fake-server model with `engine` as the engine name.
+fn fake_suite(engine: &str, n: u64, out: u64) -> String {
+    let cmd = format!(
+        "exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 2 --itl-ms 1"
+    );
+    let full = live_baseline(&cmd, &[("model-a", n, out)]).replace(
+        "name = \"custom\"\n[engine.launch]",
+        &format!("name = \"{engine}\"\n[engine.launch]"),
+    );
+    perfgate::baseline::Baseline::parse(&full, "suite.toml")
+        .unwrap()
+        .skeleton(|_| true)
+        .to_toml()
+}
+
+#[test]
+fn each_run_is_a_fresh_warmed_up_launch_and_records_carry_their_launch() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port().to_string();
+    let saved = dir.path().join("saved.toml");
+    let r = run_live(
+        dir.path(),
+        &fake_suite("custom", 6, 4),
+        &[
+            "--port",
+            &port,
+            "--tokenizer",
+            &tok,
+            "--runs",
+            "2",
+            "--runs-per-launch",
+            "2",
+            "--warmup-requests",
+            "auto",
+            "--save-baseline",
+            saved.to_str().unwrap(),
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let out = dir.path().join("out");
+    let recs = perfgate::record::read_jsonl(&out.join("results.jsonl")).unwrap();
+    let seen: Vec<(u32, Option<&str>, Option<u32>)> = recs
+        .iter()
+        .map(|r| (r.run_index, r.launch_id.as_deref(), r.run_in_launch))
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            (0, Some("L1"), Some(0)),
+            (1, Some("L1"), Some(1)),
+            (2, Some("L2"), Some(0)),
+            (3, Some("L2"), Some(1)),
+        ]
+    );
+    // Two engine launches, each warmed up once (4 requests: the scenario's concurrency).
+    let log = std::fs::read_to_string(out.join("logs/model-a.log")).unwrap();
+    assert_eq!(log.matches("launching:").count(), 2, "{log}");
+    assert_eq!(
+        r.stderr.matches("warmed up 1 scenario shape(s)").count(),
+        2,
+        "{}",
+        r.stderr
+    );
+    let metrics = std::fs::read_to_string(out.join("engine-metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 4);
+    assert!(metrics.contains("\"launch_id\":\"L2\""), "{metrics}");
+    assert!(
+        metrics.contains("\"cache_reset\":\"none (the engine offers no cache reset)\""),
+        "{metrics}"
+    );
+    let plan = std::fs::read_to_string(out.join("plan.txt")).unwrap();
+    assert!(plan.contains("2 launches × 2 runs each"), "{plan}");
+    // The baseline keeps the launches, and gives them back as records.
+    let b = perfgate::baseline::Baseline::load(&saved).unwrap();
+    let back: Vec<(Option<String>, Option<u32>)> = b
+        .to_records()
+        .into_iter()
+        .map(|r| (r.launch_id, r.run_in_launch))
+        .collect();
+    let want: Vec<(Option<String>, Option<u32>)> = recs
+        .iter()
+        .map(|r| (r.launch_id.clone(), r.run_in_launch))
+        .collect();
+    assert_eq!(back, want);
+}
+
+#[test]
+fn vllm_caches_are_reset_before_each_scenario_and_the_attempt_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port().to_string();
+    let r = run_live(
+        dir.path(),
+        &fake_suite("vllm", 2, 2),
+        &["--port", &port, "--tokenizer", &tok],
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let metrics = std::fs::read_to_string(dir.path().join("out/engine-metrics.jsonl")).unwrap();
+    // The fake engine has no such endpoint: the attempt and its answer are on record.
+    assert!(
+        metrics.contains("POST /reset_prefix_cache answered 404"),
+        "{metrics}"
+    );
+    let plan = std::fs::read_to_string(dir.path().join("out/plan.txt")).unwrap();
+    assert!(
+        plan.contains("POST /reset_prefix_cache before each scenario"),
+        "{plan}"
+    );
 }

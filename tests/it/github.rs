@@ -353,6 +353,47 @@ async fn forbidden_names_the_permissions_and_keeps_the_gate_exit() {
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
 }
 
+/// Echoes the request's Authorization header in an error body, as a misconfigured proxy would.
+struct EchoAuth(u16);
+
+impl wiremock::Respond for EchoAuth {
+    fn respond(&self, req: &wiremock::Request) -> ResponseTemplate {
+        let auth = req
+            .headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        ResponseTemplate::new(self.0).set_body_json(json!({
+            "message": format!("bad request; you sent Authorization: {auth}"),
+            "headers": {"Authorization": auth}}))
+    }
+}
+
+#[tokio::test]
+async fn an_error_body_echoing_the_token_is_redacted_everywhere() {
+    let (server, _fake) = FakeGithub::start().await;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/issues/{PR}/comments")))
+        .respond_with(EchoAuth(502))
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .and(path(format!("/repos/{OWNER}/{REPO}/check-runs")))
+        .respond_with(EchoAuth(422))
+        .mount(&server)
+        .await;
+    let job = Job::new(&failing_report(), false);
+    let out = job.comment(&server.uri(), &[]).await;
+    let all = text(&out);
+    assert!(all.contains("::warning"), "{all}");
+    assert!(
+        all.contains("[REDACTED]"),
+        "the echo is shown, masked: {all}"
+    );
+    assert_no_token(&job, &[&out]);
+}
+
 #[tokio::test]
 async fn bad_gateway_is_retried_then_succeeds_without_duplicates() {
     let (server, fake) = FakeGithub::start().await;
@@ -755,28 +796,16 @@ async fn rate_limits_are_retried_only_when_the_wait_is_short() {
 }
 
 fn record(model: &str, run: u32, thr: f64, lat: f64) -> perfgate::record::ScenarioResult {
-    use perfgate::record::{RequestRate, ScenarioParams, ScenarioResult};
+    use perfgate::record::ScenarioResult;
     let n = 200;
     let jitter = 1.0 + 0.002 * run as f64;
     let mut r = ScenarioResult {
-        model: model.into(),
         engine: Some("vllm".into()),
-        params: ScenarioParams {
-            dataset_name: "random".into(),
-            num_prompts: n,
-            random_input_len: Some(1024),
-            random_output_len: Some(128),
-            request_rate: RequestRate::Inf,
-            ..Default::default()
-        },
         run_index: run,
-        completed: n,
         duration: 100.0 / (thr * jitter),
-        total_input_tokens: 1024 * n,
-        total_output_tokens: 128 * n,
         request_throughput: n as f64 / 100.0 * thr * jitter,
         output_throughput: 256.0 * thr * jitter,
-        ..Default::default()
+        ..ScenarioResult::synthetic(model, n, 1024, 128)
     };
     for (k, v) in [
         ("median_ttft_ms", 850.0),

@@ -308,7 +308,7 @@ fn perfgate_run_against_llamacpp_completions_and_chat() {
 }
 
 fn server_tokenizer_round_trips(server: &Server) {
-    let tok = perfgate::tokenizer::load("server", &server.url()).unwrap();
+    let tok = perfgate::client::tokenize::load("server", &server.url()).unwrap();
     assert_eq!(tok.vocab_size(), 49152, "SmolLM2's vocabulary");
     let ids = tok.encode("Hello world, this is a test").unwrap();
     assert!(ids.len() >= 5, "{ids:?}");

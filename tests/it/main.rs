@@ -1,5 +1,6 @@
 //! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
 
+mod architecture;
 mod baselines;
 mod check;
 mod compat;
@@ -8,6 +9,7 @@ mod decision;
 mod engine;
 mod faults;
 mod github;
+mod hostile;
 mod import;
 mod llamacpp;
 mod run;

@@ -1,12 +1,10 @@
 //! The suite: turns a baseline or suite file (same schema, with or without numbers) into a plan —
 //! per model, the rendered engine launch command (from a preset template or a custom one), how to
-//! probe readiness and stop the engine, and the scenarios to run — and renders that plan for
-//! `--dry-run`. Pure: no processes, no network.
+//! probe readiness and stop the engine, and the scenarios to run (`crate::report::dryrun` renders
+//! it for `--dry-run`). Pure: no processes, no network.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
-
-pub mod launch;
 
 use crate::baseline::{Baseline, ModelBaseline};
 use crate::record::{RequestRate, ScenarioParams};
@@ -39,6 +37,41 @@ pub fn honours_keep_alive(engine: &str) -> bool {
         engine.trim().to_ascii_lowercase().as_str(),
         "llama.cpp" | "llamacpp" | "llama-cpp"
     )
+}
+
+/// How a live run resets an engine's caches before each measured scenario, so that a scenario
+/// never reuses the prefix cache an earlier one (or the warm-up) filled. Keyed by the engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CacheReset {
+    /// `POST` this path: vLLM's `/reset_prefix_cache`, SGLang's `/flush_cache`.
+    Endpoint(&'static str),
+    /// `"cache_prompt": false` in every request body (llama.cpp's server has no reset endpoint).
+    PerRequest,
+    /// The engine offers no reset (LMDeploy, custom engines).
+    Unavailable,
+    /// `--no-cache-reset`.
+    Off,
+}
+
+impl CacheReset {
+    pub fn for_engine(engine: &str) -> CacheReset {
+        match engine.trim().to_ascii_lowercase().as_str() {
+            "vllm" => CacheReset::Endpoint("/reset_prefix_cache"),
+            "sglang" => CacheReset::Endpoint("/flush_cache"),
+            "llama.cpp" | "llamacpp" | "llama-cpp" => CacheReset::PerRequest,
+            _ => CacheReset::Unavailable,
+        }
+    }
+
+    /// One line for the dry-run plan and the engine-metrics log.
+    pub fn describe(self) -> String {
+        match self {
+            CacheReset::Endpoint(p) => format!("POST {p} before each scenario"),
+            CacheReset::PerRequest => "\"cache_prompt\": false in every request".into(),
+            CacheReset::Unavailable => "none (the engine offers no cache reset)".into(),
+            CacheReset::Off => "none (--no-cache-reset)".into(),
+        }
+    }
 }
 
 /// Every preset, in the order the docs list them.

@@ -1,0 +1,43 @@
+//! Reading the inputs that `check`, its live mode, `baseline noise` and `report` share: a
+//! baseline's records with its `[gate]` table and provenance, and the effective gate settings.
+
+use std::path::Path;
+
+use anyhow::Context;
+
+use crate::baseline::Baseline;
+use crate::gate::{GateConfig, Side};
+use crate::record::{self, ScenarioResult};
+
+/// A baseline's records, its `[gate]` table and its provenance. A `.jsonl` file is read as
+/// records (one per run).
+pub fn load_baseline(path: &Path) -> anyhow::Result<(Vec<ScenarioResult>, GateConfig, Side)> {
+    let shown = path.display().to_string();
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        let recs = super::read_records(path)?;
+        let side = Side {
+            sources: vec![shown],
+            ..Default::default()
+        };
+        return Ok((recs, GateConfig::default(), side));
+    }
+    let b = Baseline::load(path)?;
+    let cfg = b.gate.clone().unwrap_or_default();
+    cfg.validate()
+        .with_context(|| format!("{shown}: [gate] table"))?;
+    let side = Side {
+        sources: vec![shown],
+        engine: Some(b.engine.name.clone()),
+        engine_version: b.engine.version.clone(),
+        date: b.provenance.date.clone(),
+    };
+    Ok((b.to_records(), cfg, side))
+}
+
+/// The effective gate settings: the baseline's `[gate]` table, then the `--gate` file.
+pub fn gate_config(from_baseline: GateConfig, file: Option<&Path>) -> anyhow::Result<GateConfig> {
+    match file {
+        Some(p) => Ok(from_baseline.merged(&GateConfig::load(p)?)),
+        None => Ok(from_baseline),
+    }
+}

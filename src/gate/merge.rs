@@ -1,0 +1,275 @@
+//! Merging the per-model reports of matrix jobs into one, so a single PR comment covers every
+//! model (`perfgate merge`).
+//!
+//! What merging means for the statistics: each input report was gated on its own, so its
+//! Holm correction covers the rows of that report (one model) only. Raw p-values are not kept,
+//! so merge does not re-run Holm across models: rows, verdicts and p-values are kept exactly as
+//! each job decided them, the counts are recomputed from the gated rows, and the top verdict is
+//! the gate's rule applied to the merged rows, never milder than any input's (fail > error >
+//! inconclusive > pass). The family-wise false-alarm
+//! rate is therefore controlled per model; with M models the chance that some model raises a
+//! false alarm is at most M times the per-report rate. The merged report's `method` says so.
+
+use std::collections::HashMap;
+
+use super::{count, Report, Row, Side, TopVerdict};
+
+/// Why reports cannot be merged.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    #[error("nothing to merge: no reports given")]
+    Empty,
+    #[error("{file} is a `{kind}` report but {first} is a `{first_kind}` report: merge reports of one kind")]
+    Kind {
+        file: String,
+        kind: String,
+        first: String,
+        first_kind: String,
+    },
+    #[error("{file} and {other} both hold model `{model}`, scenario `{scenario}`, metric `{metric}`: was one model's report given twice?")]
+    Duplicate {
+        file: String,
+        other: String,
+        model: String,
+        scenario: String,
+        metric: String,
+    },
+}
+
+fn severity(v: TopVerdict) -> u8 {
+    match v {
+        TopVerdict::Pass => 0,
+        TopVerdict::Inconclusive => 1,
+        TopVerdict::Error => 2,
+        TopVerdict::Fail => 3,
+    }
+}
+
+/// Join distinct values in first-seen order.
+fn join_distinct<'a>(values: impl Iterator<Item = &'a str>, sep: &str) -> String {
+    let mut seen: Vec<&str> = Vec::new();
+    for v in values {
+        if !seen.contains(&v) {
+            seen.push(v);
+        }
+    }
+    seen.join(sep)
+}
+
+fn merge_sides<'a>(sides: impl Iterator<Item = &'a Side> + Clone) -> Side {
+    let opt = |f: fn(&Side) -> &Option<String>| {
+        let s = join_distinct(sides.clone().filter_map(|s| f(s).as_deref()), ", ");
+        (!s.is_empty()).then_some(s)
+    };
+    let mut sources: Vec<String> = Vec::new();
+    for s in sides.clone().flat_map(|s| s.sources.iter()) {
+        if !sources.contains(s) {
+            sources.push(s.clone());
+        }
+    }
+    Side {
+        sources,
+        engine: opt(|s| &s.engine),
+        engine_version: opt(|s| &s.engine_version),
+        date: opt(|s| &s.date),
+    }
+}
+
+/// Merge `(file name, report)` pairs; see the module documentation for what is kept.
+pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError> {
+    let (first_file, first) = inputs.first().ok_or(MergeError::Empty)?;
+    for (file, r) in &inputs[1..] {
+        if r.kind != first.kind {
+            return Err(MergeError::Kind {
+                file: file.clone(),
+                kind: r.kind.clone(),
+                first: first_file.clone(),
+                first_kind: first.kind.clone(),
+            });
+        }
+    }
+    let mut owner: HashMap<(&str, &str, &str), &str> = HashMap::new();
+    for (file, r) in &inputs {
+        for row in &r.rows {
+            let key = (
+                row.model.as_str(),
+                row.scenario.as_str(),
+                row.metric.as_str(),
+            );
+            if let Some(other) = owner.insert(key, file) {
+                return Err(MergeError::Duplicate {
+                    file: file.clone(),
+                    other: other.to_string(),
+                    model: row.model.clone(),
+                    scenario: row.scenario.clone(),
+                    metric: row.metric.clone(),
+                });
+            }
+        }
+    }
+    let rows: Vec<Row> = inputs.iter().flat_map(|(_, r)| r.rows.clone()).collect();
+    // The gate's own rule over the merged rows, and never milder than an input's verdict.
+    let verdict = inputs
+        .iter()
+        .map(|(_, r)| r.verdict)
+        .chain([crate::gate::verdict::top_verdict(&rows)])
+        .max_by_key(|v| severity(*v))
+        .unwrap_or(TopVerdict::Pass);
+    let mut method = join_distinct(inputs.iter().map(|(_, r)| r.method.as_str()), " ");
+    if inputs.len() > 1 {
+        method.push_str(&format!(
+            " Merged from {} reports: the family-wise error rate is controlled within each report, not across them.",
+            inputs.len()
+        ));
+    }
+    Ok(Report {
+        kind: first.kind.clone(),
+        verdict,
+        counts: count(&rows),
+        baseline: merge_sides(inputs.iter().map(|(_, r)| &r.baseline)),
+        current: merge_sides(inputs.iter().map(|(_, r)| &r.current)),
+        method,
+        perfgate_version: join_distinct(
+            inputs.iter().map(|(_, r)| r.perfgate_version.as_str()),
+            ", ",
+        ),
+        rows,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::{Counts, Verdict};
+    use crate::record::Direction;
+
+    fn row(model: &str, metric: &str, verdict: Verdict, gated: bool) -> Row {
+        Row {
+            model: model.into(),
+            scenario: "random-1024-1024".into(),
+            metric: metric.into(),
+            gated,
+            direction: Direction::Higher,
+            baseline: Some(100.0),
+            current: Some(90.0),
+            change_pct: Some(-10.0),
+            interval: None,
+            tolerance_pct: Some(5.0),
+            p_value: None,
+            n_baseline: 2,
+            n_current: 2,
+            launches: None,
+            noise: None,
+            launches_needed: None,
+            verdict,
+            note: None,
+        }
+    }
+
+    fn report(model: &str, verdict: TopVerdict, rows: Vec<Row>) -> Report {
+        Report {
+            kind: "check".into(),
+            verdict,
+            counts: count(&rows),
+            rows,
+            baseline: Side {
+                sources: vec!["baselines/v0.10.1.toml".into()],
+                engine: Some("vllm".into()),
+                engine_version: Some("0.10.1".into()),
+                date: None,
+            },
+            current: Side {
+                sources: vec![format!("{model}.jsonl")],
+                engine: Some("vllm".into()),
+                engine_version: Some("0.11.0".into()),
+                date: None,
+            },
+            method: "Welch's t on log values, Holm-corrected.".into(),
+            perfgate_version: "0.1.0".into(),
+        }
+    }
+
+    #[test]
+    fn merge_recomputes_counts_and_takes_the_worst_verdict() {
+        let a = report(
+            "a",
+            TopVerdict::Pass,
+            vec![row("a", "output_throughput", Verdict::Pass, true)],
+        );
+        let b = report(
+            "b",
+            TopVerdict::Fail,
+            vec![
+                row("b", "output_throughput", Verdict::Regressed, true),
+                row("b", "mean_ttft_ms", Verdict::Regressed, false),
+            ],
+        );
+        let c = report(
+            "c",
+            TopVerdict::Inconclusive,
+            vec![row("c", "output_throughput", Verdict::Inconclusive, true)],
+        );
+        let m = merge_reports(vec![
+            ("a.json".into(), a),
+            ("b.json".into(), b),
+            ("c.json".into(), c),
+        ])
+        .unwrap();
+        assert_eq!(m.verdict, TopVerdict::Fail);
+        assert_eq!(m.rows.len(), 4);
+        assert_eq!(
+            m.counts,
+            Counts {
+                pass: 1,
+                regressed: 1,
+                inconclusive: 1,
+                ..Counts::default()
+            }
+        );
+        assert_eq!(m.current.sources, vec!["a.jsonl", "b.jsonl", "c.jsonl"]);
+        assert_eq!(m.baseline.sources, vec!["baselines/v0.10.1.toml"]);
+        assert_eq!(m.current.engine_version.as_deref(), Some("0.11.0"));
+        assert!(m.method.contains("Merged from 3 reports"), "{}", m.method);
+    }
+
+    #[test]
+    fn error_outranks_inconclusive_and_fail_outranks_error() {
+        let e = report(
+            "e",
+            TopVerdict::Error,
+            vec![row("e", "x", Verdict::Error, true)],
+        );
+        let i = report("i", TopVerdict::Inconclusive, vec![]);
+        let m = merge_reports(vec![("i".into(), i), ("e".into(), e.clone())]).unwrap();
+        assert_eq!(m.verdict, TopVerdict::Error);
+        let f = report("f", TopVerdict::Fail, vec![]);
+        let m = merge_reports(vec![("e".into(), e), ("f".into(), f)]).unwrap();
+        assert_eq!(m.verdict, TopVerdict::Fail);
+    }
+
+    #[test]
+    fn duplicates_and_mixed_kinds_are_refused_with_file_names() {
+        let a = report(
+            "a",
+            TopVerdict::Pass,
+            vec![row("a", "x", Verdict::Pass, true)],
+        );
+        let err = merge_reports(vec![
+            ("one.json".into(), a.clone()),
+            ("two.json".into(), a.clone()),
+        ])
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("one.json") && err.contains("two.json"),
+            "{err}"
+        );
+        let mut other = report("b", TopVerdict::Pass, vec![]);
+        other.kind = "compare".into();
+        let err = merge_reports(vec![("one.json".into(), a), ("two.json".into(), other)])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("compare"), "{err}");
+        assert!(matches!(merge_reports(vec![]), Err(MergeError::Empty)));
+    }
+}

@@ -1,0 +1,105 @@
+//! The output directory of a live run and what was measured so far: `results.jsonl` (one record
+//! per scenario run, written as it is measured), `engine-metrics.jsonl`, `errors.jsonl` and
+//! `logs/<model>.log`. Files are written as things happen, so an interrupted run keeps them.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::gate::ScenarioError;
+use crate::record::ScenarioResult;
+use crate::suite;
+
+use super::RunnerError;
+
+/// The files of the output directory.
+pub struct Output {
+    dir: PathBuf,
+    results: File,
+    engine_metrics: File,
+    errors: File,
+}
+
+impl Output {
+    pub fn create(dir: &Path) -> Result<Output, RunnerError> {
+        let io = |path: &Path| {
+            let path = path.display().to_string();
+            move |source| RunnerError::Output { path, source }
+        };
+        std::fs::create_dir_all(dir.join("logs")).map_err(io(dir))?;
+        let open = |name: &str| {
+            let p = dir.join(name);
+            File::create(&p).map_err(io(&p))
+        };
+        Ok(Output {
+            dir: dir.to_path_buf(),
+            results: open("results.jsonl")?,
+            engine_metrics: open("engine-metrics.jsonl")?,
+            errors: open("errors.jsonl")?,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The engine log of a model (every launch of the model appends to it).
+    pub fn log_path(&self, model: &str) -> PathBuf {
+        self.dir
+            .join("logs")
+            .join(format!("{}.log", suite::slug(model)))
+    }
+
+    /// One line of `engine-metrics.jsonl`.
+    pub fn engine_metrics(&mut self, line: &serde_json::Value) {
+        let _ = writeln!(self.engine_metrics, "{line}");
+    }
+}
+
+/// What a live run measured so far.
+#[derive(Debug, Default)]
+pub struct Measured {
+    pub records: Vec<ScenarioResult>,
+    /// One per model × scenario that failed (the first reason wins).
+    pub errors: Vec<ScenarioError>,
+    /// Ctrl-C was pressed.
+    pub interrupted: bool,
+}
+
+impl Measured {
+    /// Keep a measured record and append it to `results.jsonl`.
+    pub fn record(&mut self, out: &mut Output, rec: ScenarioResult) {
+        let _ = writeln!(
+            out.results,
+            "{}",
+            serde_json::to_string(&rec).unwrap_or_default()
+        );
+        self.records.push(rec);
+    }
+
+    /// Record a failure (one error per model × scenario; the first reason wins) and log it.
+    pub fn fail(
+        &mut self,
+        out: &mut Output,
+        model: &str,
+        scenario: &str,
+        run: Option<u32>,
+        msg: &str,
+    ) {
+        let line = serde_json::json!({
+            "model": model, "scenario": scenario, "run_index": run, "message": msg,
+        });
+        let _ = writeln!(out.errors, "{line}");
+        if !self
+            .errors
+            .iter()
+            .any(|e| e.model == model && e.scenario == scenario)
+        {
+            self.errors.push(ScenarioError {
+                model: model.to_string(),
+                scenario: scenario.to_string(),
+                message: msg.to_string(),
+            });
+        }
+    }
+}

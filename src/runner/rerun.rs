@@ -1,0 +1,99 @@
+//! `--rerun inconclusive`: after the first gate, another launch per model for the scenarios the
+//! gate could not decide, up to `--max-reruns` rounds. Each gate is one look of a sequential test
+//! planned with `--max-reruns` + 1 looks: look k is judged at its share of α and of the pass
+//! level (Lan–DeMets α-spending of Pocock type, [`crate::gate::stats::look_alpha`]), so looking
+//! again until something happens keeps the error rates at the stated levels. The loop stops at
+//! the first look that fails the check or leaves nothing open. Which rows are still open is
+//! decided in one place, [`Runner::still_open`].
+
+use std::collections::BTreeSet;
+
+use crate::gate::{self, GateConfig, Look, Side, TopVerdict, Verdict, ALL_MODELS, ENGINE_WIDE};
+use crate::record::ScenarioResult;
+use crate::suite::ScenarioPlan;
+
+use super::Runner;
+
+/// What the gate needs to judge the measured records.
+#[derive(Debug, Clone)]
+pub struct GateInputs<'a> {
+    pub baseline: &'a [ScenarioResult],
+    pub config: &'a GateConfig,
+    pub kind: &'a str,
+    pub base_side: Side,
+}
+
+impl Runner {
+    /// Re-run what the gate could not decide, one fresh launch per model per round, numbering
+    /// the new runs from `next_run`. Returns the number of rounds made.
+    pub async fn rerun_inconclusive(
+        &mut self,
+        gate: &GateInputs<'_>,
+        max_rounds: u32,
+        mut next_run: u32,
+    ) -> u32 {
+        let mut rounds = 0;
+        while rounds < max_rounds && !self.measured.interrupted {
+            let look = Look {
+                k: rounds + 1,
+                of: max_rounds + 1,
+            };
+            let todo = self.still_open(gate, look);
+            if todo.is_empty() {
+                break;
+            }
+            rounds += 1;
+            eprintln!(
+                "perfgate: re-run {rounds}/{max_rounds}: {} inconclusive scenario(s)",
+                todo.len()
+            );
+            let plan = self.plan.clone();
+            for mp in &plan.models {
+                let scen: Vec<&ScenarioPlan> = mp
+                    .scenarios
+                    .iter()
+                    .filter(|s| {
+                        todo.contains(&(mp.name.clone(), s.id.clone()))
+                            || todo.contains(&(mp.name.clone(), ENGINE_WIDE.to_string()))
+                            || todo.contains(&(ALL_MODELS.to_string(), ENGINE_WIDE.to_string()))
+                    })
+                    .collect();
+                if scen.is_empty() || self.measured.interrupted {
+                    continue;
+                }
+                self.run_launch(mp, &scen, next_run, 1).await;
+            }
+            next_run += 1;
+        }
+        rounds
+    }
+
+    /// The (model, scenario) pairs whose gated verdict is still open: the one call site of the
+    /// re-run rule.
+    /// An open engine-wide test re-runs all of its model's scenarios (all models' for the
+    /// all-models test). A look that already fails the check leaves nothing open.
+    pub fn still_open(&self, g: &GateInputs<'_>, look: Look) -> BTreeSet<(String, String)> {
+        let cfg = GateConfig {
+            look: Some(look),
+            ..g.config.clone()
+        };
+        let report = gate::evaluate(
+            g.baseline,
+            &self.measured.records,
+            &self.measured.errors,
+            &cfg,
+            g.kind,
+            g.base_side.clone(),
+            Side::default(),
+        );
+        if report.verdict == TopVerdict::Fail {
+            return BTreeSet::new();
+        }
+        report
+            .rows
+            .iter()
+            .filter(|r| r.gated && r.verdict == Verdict::Inconclusive)
+            .map(|r| (r.model.clone(), r.scenario.clone()))
+            .collect()
+    }
+}

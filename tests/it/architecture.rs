@@ -1,0 +1,381 @@
+//! The dependency rules stated in `src/lib.rs`, checked on the source itself: core modules never
+//! name an edge crate (tokio, reqwest, octocrab, hyper, nix) or an edge module; the top-level
+//! modules import each other without a circle, and so do the files inside each folder; no
+//! `too_many_arguments` allowance.
+//!
+//! How it reads the source: comments and `#[cfg(test)]` modules are dropped; every
+//! `crate::a::b…` path (with `{…}` groups expanded) and every `super::x` is an edge from the file
+//! to the module it names. A parent's `mod.rs` and its own files are one module's inside, so edges
+//! between a folder's `mod.rs` and its files are not counted.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const CORE: [&str; 11] = [
+    "text",
+    "record",
+    "launch",
+    "suite",
+    "dataset",
+    "tokenizer",
+    "metrics",
+    "baseline",
+    "import",
+    "gate",
+    "report",
+];
+const EDGE_MODULES: [&str; 7] = [
+    "client",
+    "engine",
+    "github",
+    "fakeserver",
+    "runner",
+    "app",
+    "cli",
+];
+const EDGE_CRATES: [&str; 6] = ["tokio", "reqwest", "octocrab", "hyper", "hyper_util", "nix"];
+
+/// A source file: its folder path under `src/` (`["runner"]`) and its own name (`"launch"`, or
+/// `"mod"` for a folder's `mod.rs`).
+struct File {
+    path: PathBuf,
+    folder: Vec<String>,
+    name: String,
+    code: String,
+}
+
+fn files(dir: &Path, folder: &[String], out: &mut Vec<File>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        let stem = p.file_stem().unwrap().to_str().unwrap().to_string();
+        if p.is_dir() {
+            if stem == "snapshots" {
+                continue;
+            }
+            let mut f = folder.to_vec();
+            f.push(stem);
+            files(&p, &f, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            if folder.is_empty() && (stem == "lib" || stem == "main") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            out.push(File {
+                path: p.clone(),
+                folder: folder.to_vec(),
+                name: stem,
+                code: code_of(&text),
+            });
+        }
+    }
+}
+
+/// The text without comments and without `#[cfg(test)]` modules (they close the file here).
+fn code_of(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::new();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start();
+        if t.starts_with("#[cfg(test)]") {
+            let next = lines[i + 1..]
+                .iter()
+                .map(|l| l.trim())
+                .find(|l| !l.is_empty());
+            if next.is_some_and(|n| n.starts_with("mod ") || n.starts_with("pub(crate) mod ")) {
+                break;
+            }
+        }
+        if t.starts_with("//") {
+            continue;
+        }
+        let l = match l.find("// ") {
+            Some(i) if !l[..i].contains('"') => &l[..i],
+            _ => l,
+        };
+        out.push_str(l);
+        out.push('\n');
+    }
+    out
+}
+
+/// Every path after `prefix` (`crate::` or `super::`), groups expanded: `crate::{a, b::c}` gives
+/// `[a]` and `[b, c]`.
+fn paths_after(code: &str, prefix: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = code[from..].find(prefix) {
+        let at = from + i;
+        from = at + prefix.len();
+        let before = code[..at].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let mut chars = code[from..].chars().peekable();
+        parse_tree(&mut chars, Vec::new(), &mut out);
+    }
+    out
+}
+
+fn parse_tree(
+    chars: &mut std::iter::Peekable<std::str::Chars<'_>>,
+    head: Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) {
+    while chars.peek().is_some_and(|c| c.is_whitespace()) {
+        chars.next();
+    }
+    if chars.peek() == Some(&'{') {
+        chars.next();
+        loop {
+            parse_tree(chars, head.clone(), out);
+            while chars.peek().is_some_and(|c| c.is_whitespace()) {
+                chars.next();
+            }
+            match chars.next() {
+                Some(',') => continue,
+                _ => break,
+            }
+        }
+        return;
+    }
+    let mut ident = String::new();
+    while let Some(&c) = chars.peek() {
+        if c.is_alphanumeric() || c == '_' {
+            ident.push(c);
+            chars.next();
+        } else {
+            break;
+        }
+    }
+    let mut path = head;
+    if !ident.is_empty() {
+        path.push(ident);
+    }
+    let rest: String = chars.clone().take(2).collect();
+    if rest == "::" {
+        chars.next();
+        chars.next();
+        parse_tree(chars, path, out);
+    } else if !path.is_empty() {
+        out.push(path);
+    }
+}
+
+/// The modules a file names, as paths from the crate root.
+fn targets(f: &File) -> Vec<Vec<String>> {
+    let mut t = paths_after(&f.code, "crate::");
+    // `super` of a folder's file is the folder; of a folder's mod.rs, the folder's parent.
+    let mut parent = f.folder.clone();
+    if f.name == "mod" {
+        parent.pop();
+    }
+    for p in paths_after(&f.code, "super::") {
+        let mut full = parent.clone();
+        full.extend(p);
+        t.push(full);
+    }
+    t
+}
+
+fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        n: &str,
+        g: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(n.to_string(), 1);
+        stack.push(n.to_string());
+        for m in g.get(n).into_iter().flatten() {
+            match state.get(m.as_str()).copied().unwrap_or(0) {
+                1 => {
+                    let i = stack.iter().position(|s| s == m).unwrap();
+                    let mut c = stack[i..].to_vec();
+                    c.push(m.clone());
+                    return Some(c);
+                }
+                0 => {
+                    if let Some(c) = visit(m, g, state, stack) {
+                        return Some(c);
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(n.to_string(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for n in graph.keys() {
+        if state.get(n.as_str()).copied().unwrap_or(0) == 0 {
+            if let Some(c) = visit(n, graph, &mut state, &mut Vec::new()) {
+                return Some(c);
+            }
+        }
+    }
+    None
+}
+
+fn source() -> Vec<File> {
+    let mut out = Vec::new();
+    files(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        &[],
+        &mut out,
+    );
+    assert!(out.len() > 40, "read only {} files", out.len());
+    out
+}
+
+fn top(f: &File) -> String {
+    f.folder.first().cloned().unwrap_or_else(|| f.name.clone())
+}
+
+#[test]
+fn core_modules_never_name_an_edge_crate_or_module() {
+    let mut bad = Vec::new();
+    for f in source().iter().filter(|f| CORE.contains(&top(f).as_str())) {
+        for krate in EDGE_CRATES {
+            let word = format!("{krate}::");
+            if f.code.match_indices(&word).any(|(i, _)| {
+                !f.code[..i]
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            }) {
+                bad.push(format!("{} names `{krate}`", f.path.display()));
+            }
+        }
+        for t in targets(f) {
+            if EDGE_MODULES.contains(&t[0].as_str()) {
+                bad.push(format!(
+                    "{} imports crate::{}",
+                    f.path.display(),
+                    t.join("::")
+                ));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "core modules reaching the edges:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn no_import_circle_between_modules_or_between_the_files_of_a_folder() {
+    let src = source();
+    let known: BTreeSet<Vec<String>> = src
+        .iter()
+        .map(|f| {
+            let mut p = f.folder.clone();
+            if f.name != "mod" {
+                p.push(f.name.clone());
+            }
+            p
+        })
+        .collect();
+    let mut tops: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut inner: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut edges = 0;
+    for f in &src {
+        let me = top(f);
+        tops.entry(me.clone()).or_default();
+        for t in targets(f) {
+            if t[0] != me {
+                if known.iter().any(|k| k.len() == 1 && k[0] == t[0]) {
+                    tops.entry(me.clone()).or_default().insert(t[0].clone());
+                    edges += 1;
+                }
+                continue;
+            }
+            // Inside one folder: between its files (not its mod.rs), at any depth.
+            if f.name == "mod" || f.folder.is_empty() {
+                continue;
+            }
+            let mut own = f.folder.clone();
+            own.push(f.name.clone());
+            let depth = f.folder.len();
+            if t.len() > depth && t[..depth] == f.folder[..] {
+                let sib = t[..=depth].to_vec();
+                if sib != own && known.contains(&sib) {
+                    inner
+                        .entry(own.join("::"))
+                        .or_default()
+                        .insert(sib.join("::"));
+                    edges += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        edges > 100,
+        "only {edges} edges found: the reader is broken"
+    );
+    assert!(tops["suite"].contains("baseline"), "{tops:?}");
+    assert!(tops["runner"].contains("client"), "{tops:?}");
+    if let Some(c) = cycle(&tops) {
+        panic!("an import circle between modules: {}", c.join(" -> "));
+    }
+    if let Some(c) = cycle(&inner) {
+        panic!(
+            "an import circle between files of a folder: {}",
+            c.join(" -> ")
+        );
+    }
+}
+
+#[test]
+fn the_reader_sees_groups_super_and_circles() {
+    let code = code_of(
+        "use crate::{a, b::{c, d}};\n// use crate::z;\nuse super::e;\nfn f() { crate::g::h(); }\n#[cfg(test)]\nmod tests { use crate::y; }\n",
+    );
+    let mut p = paths_after(&code, "crate::");
+    p.sort();
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    assert_eq!(
+        p,
+        vec![s(&["a"]), s(&["b", "c"]), s(&["b", "d"]), s(&["g", "h"])]
+    );
+    assert_eq!(paths_after(&code, "super::"), vec![s(&["e"])]);
+    let g: BTreeMap<String, BTreeSet<String>> = [
+        ("a".to_string(), BTreeSet::from(["b".to_string()])),
+        ("b".to_string(), BTreeSet::from(["a".to_string()])),
+    ]
+    .into();
+    assert_eq!(cycle(&g), Some(s(&["a", "b", "a"])));
+}
+
+#[test]
+fn no_long_argument_lists() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    for dir in ["src", "tests", "benches", "examples"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    all.push(p);
+                }
+            }
+        }
+    }
+    let allowance = ["allow(clippy::", "too_many", "_arguments"].concat();
+    for p in &all {
+        let text = std::fs::read_to_string(p).unwrap();
+        assert!(
+            !text.contains(&allowance),
+            "{} allows {allowance}",
+            p.display()
+        );
+    }
+}
