@@ -819,10 +819,11 @@ pub fn parse_jsonl_with_warnings(text: &str, path: &str) -> Result<ReadRecords, 
         if t.is_empty() {
             continue;
         }
+        // The key by name, a wrong value cut short (serde quotes it whole).
         let at = |message: String| RecordError::Parse {
             path: path.to_string(),
             line: i + 1,
-            message,
+            message: crate::redact::shorten(&message, 240),
         };
         let value: serde_json::Value =
             serde_json::from_str(t).map_err(|e| at(format!("not valid JSON: {e}")))?;

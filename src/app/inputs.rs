@@ -7,7 +7,7 @@ use anyhow::Context;
 
 use crate::baseline::Baseline;
 use crate::gate::{GateConfig, Side};
-use crate::record::{self, ScenarioResult};
+use crate::record::ScenarioResult;
 
 /// A baseline's records, its `[gate]` table and its provenance. A `.jsonl` file is read as
 /// records (one per run).
