@@ -420,7 +420,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__check)
-            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --models --engine-cmd --engine-image --base-url --port --output-dir --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --rerun --max-reruns --tokenizer --dataset-path --request-timeout --scenario-timeout --save-baseline --help"
+            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --engine-cmd --engine-image --base-url --port --output-dir --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --rerun --max-reruns --tokenizer --dataset-path --request-timeout --scenario-timeout --save-baseline --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -451,7 +451,7 @@ _perfgate() {
                     return 0
                     ;;
                 --fail-on)
-                    COMPREPLY=($(compgen -W "regression inconclusive" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "regression inconclusive never" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -491,6 +491,10 @@ _perfgate() {
                     return 0
                     ;;
                 --runs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runs-per-launch)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

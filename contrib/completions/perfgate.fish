@@ -161,8 +161,9 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l json -d 'Als
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l markdown -d 'Also write the report as markdown (PR comment, job summary) to this file' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l html -d 'Also write the sign-off page (self-contained HTML with plots) to this file' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l gate -d 'Gate settings (TOML) applied over the baseline\'s `[gate]` table' -r -F
-complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l fail-on -d 'Exit 1 on regressions only (default), or also on inconclusive rows' -r -f -a "regression\t'Only a regressed row fails the check (inconclusive rows exit 0)'
-inconclusive\t'An inconclusive row (or a scenario missing from the results) fails the check too'"
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l fail-on -d 'Exit 1 on regressions only (default), also on inconclusive rows, or never' -r -f -a "regression\t'A regressed row exits 1, an error row 3; inconclusive rows exit 0'
+inconclusive\t'Also an inconclusive row (or a scenario missing from the results) exits 1'
+never\t'Always exit 0 once the report is out (errors and regressions only reported)'"
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l color -d 'Colour the terminal table' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
 always\t''
 never\t''"
@@ -174,7 +175,8 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l check-name -
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-retries -d 'Retries for 5xx answers, rate limits and network errors' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-retry-delay-ms -d 'Delay before the first retry in milliseconds; doubles per retry, capped at 10 s' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-timeout-secs -d 'Timeout of one GitHub request, in seconds' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l runs -d 'Runs of each scenario per model (fresh scenario order each run, same dataset seeds)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l runs -d 'Engine launches per model: each is a fresh engine, warmed up, then every scenario in the file\'s order, --runs-per-launch times (same dataset seeds). Records carry the launch id' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l runs-per-launch -d 'Runs of the suite inside one launch (they share the engine\'s state, so they count as one launch\'s runs, not as independent replicates)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l models -d 'Only these models (comma-separated names, or the part after the last `/`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l engine-cmd -d 'Engine command template replacing the preset\'s (e.g. the engine this PR built). Placeholders: {model} {served_model_name} {tp} {port} {image} {container} {extra_args}' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l engine-image -d 'Container image replacing the file\'s (docker presets)' -r
@@ -185,7 +187,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l start-timeou
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l stop-grace -d 'Seconds between SIGTERM and SIGKILL when stopping an engine' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l unresponsive-timeout -d 'An engine whose /health fails this long during a scenario counts as hung' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l metrics-interval -d 'Seconds between /metrics samples during a scenario' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l warmup-requests -d 'Warm-up requests sent to each freshly launched engine before its first scenario' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l warmup-requests -d 'Warm-up after each launch: a discarded pass of every scenario\'s shape (its lengths and concurrency, prompts from another seed) before the measured runs. `auto`: per scenario, its max concurrency (or prompt count) requests, at most its prompt count; N: N requests per scenario; 0: no warm-up' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l rerun -d 'Re-run scenarios with this verdict (with a fresh engine per model) after the first gate' -r -f -a "inconclusive\t'Scenarios whose verdict was inconclusive'"
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l max-reruns -d 'Most re-run rounds with --rerun' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l tokenizer -d 'Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`)' -r
@@ -200,6 +202,8 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-summary -
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l allow-fork -d 'Post even from a `pull_request` event whose head is a fork (the job ran untrusted code; prefer the `workflow_run` pattern)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l fail-on-post-error -d 'Exit 3 when posting to GitHub fails (default: warn; the exit code reflects the gate)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l dry-run -d 'Print every rendered launch command and scenario; run nothing'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l shuffle-scenarios -d 'Run the scenarios of a launch in a reproducible shuffled order (the same for every model and side) instead of the file\'s order'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-cache-reset -d 'Do not reset the engine\'s caches between scenarios (vLLM `POST /reset_prefix_cache`, SGLang `POST /flush_cache`, llama.cpp `"cache_prompt": false` in every request)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l map -d 'Pair a model of A with a differently named model of B (`A_MODEL=B_MODEL`); repeatable. Models are otherwise paired only by identical names' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l html -d 'Also write the side by side as a self-contained HTML page with plots' -r -F
@@ -223,9 +227,9 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l report -d 
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l markdown -d 'Post this markdown instead of rendering the report (e.g. from `perfgate check --markdown`)' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l html-url -d 'Link the HTML sign-off page at this URL (e.g. the uploaded artifact) from the comment' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l kind -d 'Report kind: one sticky comment per PR and kind. Default: the report\'s own `kind`' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l fail-on -d 'Which verdicts make the exit code non-zero: `regression` (fail 1, error 3), `inconclusive` (also inconclusive 1) or `never` (always 0 once posted)' -r -f -a "regression\t''
-inconclusive\t''
-never\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l fail-on -d 'Which verdicts make the exit code non-zero: `regression` (fail 1, error 3), `inconclusive` (also inconclusive 1) or `never` (always 0 once posted)' -r -f -a "regression\t'A regressed row exits 1, an error row 3; inconclusive rows exit 0'
+inconclusive\t'Also an inconclusive row (or a scenario missing from the results) exits 1'
+never\t'Always exit 0 once the report is out (errors and regressions only reported)'"
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l repo -d 'Repository `OWNER/NAME` (default: $GITHUB_REPOSITORY)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l pr -d 'Pull request number (default: from the event payload)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l sha -d 'Commit the check run is attached to (default: the PR\'s head SHA from the event payload)' -r
@@ -238,7 +242,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l no-check-r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l no-summary -d 'Do not write the job summary or print annotations (another step already did)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l allow-fork -d 'Post even from a `pull_request` event whose head is a fork (the job ran untrusted code; prefer the `workflow_run` pattern)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l fail-on-post-error -d 'Exit 3 when posting to GitHub fails (default: warn; the exit code reflects the gate)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -s h -l help -d 'Print help'
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c perfgate -n "__fish_perfgate_using_subcommand merge" -s o -l output -d 'Where to write the merged report' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand merge" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l port -d 'Port on 127.0.0.1 (0: any free port; the URL is printed)' -r

@@ -33,6 +33,8 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     }
     crate::client::check_endpoint(&args.endpoint).map_err(anyhow::Error::msg)?;
     let extras = Extras::parse(&args)?;
+    // The URL and the API key are checked before the server, the tokenizer and the dataset.
+    crate::client::Client::new(scenario(&args, cfg_metrics.clone(), None)?.run.client)?;
     let base_url = base_url(&args);
     let rt = super::runtime()?;
     // Local mistakes (a tokenizer file, the dataset) are reported before waiting for the server;
