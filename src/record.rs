@@ -509,6 +509,13 @@ pub struct ScenarioResult {
     /// 0-based index of the run inside its launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_in_launch: Option<u32>,
+    /// `perfgate ab`: which build measured the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arm: Option<Arm>,
+    /// `perfgate ab`: the 0-based pair of launches (one per arm, back to back) the run belongs
+    /// to; the paired statistics compare the arms within each pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pair: Option<u32>,
 
     // ---- outcome ------------------------------------------------------------------------
     pub completed: u64,
@@ -1244,6 +1251,37 @@ mod tests {
         assert!(!is_stat_key("completed"));
         assert_eq!(percentile_key(99.0, "ttft"), "p99_ttft_ms");
         assert_eq!(percentile_key(99.9, "ttft"), "p99.9_ttft_ms");
+    }
+}
+
+/// The two builds of a `perfgate ab` comparison.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Arm {
+    /// The reference build (e.g. main's engine).
+    Base,
+    /// The build under test (e.g. the PR's engine).
+    Candidate,
+}
+
+impl Arm {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Arm::Base => "base",
+            Arm::Candidate => "candidate",
+        }
     }
 }
 

@@ -30,6 +30,7 @@ complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "run" -d 'Benchmar
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "import" -d 'Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "baseline" -d 'Record, show or validate baseline files'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "check" -d 'Gate results against a baseline with statistics; exit 1 on a regression'
+complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "ab" -d 'A/B on this runner: the base and the candidate engine launched in pairs, paired statistics after each pair until decided; exit 1 on a regression'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "compare" -d 'Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "report" -d 'Write the sign-off page (self-contained HTML with plots) from a check report or baselines'
 complete -c perfgate -n "__fish_perfgate_needs_command" -f -a "history" -d 'Follow metrics across baselines (releases) and flag change points'
@@ -176,11 +177,14 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-retri
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-retry-delay-ms -d 'Delay before the first retry in milliseconds; doubles per retry, capped at 10 s' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-timeout-secs -d 'Timeout of one GitHub request, in seconds' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l runs -d 'Engine launches per model: each is a fresh engine, warmed up, then every scenario in the file\'s order, --runs-per-launch times (same dataset seeds). Records carry the launch id' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l runs-per-launch -d 'Runs of the suite inside one launch (they share the engine\'s state, so they count as one launch\'s runs, not as independent replicates)' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l models -d 'Only these models (comma-separated names, or the part after the last `/`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l engine-cmd -d 'Engine command template replacing the preset\'s (e.g. the engine this PR built). Placeholders: {model} {served_model_name} {tp} {port} {image} {container} {extra_args}' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l engine-image -d 'Container image replacing the file\'s (docker presets)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l base-url -d 'Do not launch anything: benchmark the server already at this URL' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l rerun -d 'Re-run scenarios with this verdict (with a fresh engine per model) after the first gate' -r -f -a "inconclusive\t'Scenarios whose verdict was inconclusive'"
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l max-reruns -d 'Most re-run rounds with --rerun' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l save-baseline -d 'Also write the measured runs as a baseline file (the suite plus the numbers)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l runs-per-launch -d 'Runs of the suite inside one launch (they share the engine\'s state, so they count as one launch\'s runs, not as independent replicates)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l models -d 'Only these models (comma-separated names, or the part after the last `/`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l port -d 'Port for the launched engine (default: the file\'s, else the preset\'s)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l output-dir -d 'Where results records, engine logs, engine metrics and the reports are written' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l start-timeout -d 'Seconds an engine may take to become ready (default: the file\'s, else the preset\'s)' -r
@@ -188,13 +192,10 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l stop-grace -
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l unresponsive-timeout -d 'An engine whose /health fails this long during a scenario counts as hung' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l metrics-interval -d 'Seconds between /metrics samples during a scenario' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l warmup-requests -d 'Warm-up after each launch: a discarded pass of every scenario\'s shape (its lengths and concurrency, prompts from another seed) before the measured runs. `auto`: per scenario, its max concurrency (or prompt count) requests, at most its prompt count; N: N requests per scenario; 0: no warm-up' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l rerun -d 'Re-run scenarios with this verdict (with a fresh engine per model) after the first gate' -r -f -a "inconclusive\t'Scenarios whose verdict was inconclusive'"
-complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l max-reruns -d 'Most re-run rounds with --rerun' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l tokenizer -d 'Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l dataset-path -d 'ShareGPT JSON for `sharegpt` scenarios' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l request-timeout -d 'Per-request deadline in seconds (default: none; a hung engine is caught by the health watch)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l scenario-timeout -d 'Hard limit in seconds for one scenario run, after which it counts as an engine fault' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l save-baseline -d 'Also write the measured runs as a baseline file (the suite plus the numbers)' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github -d 'After gating, write the job summary and outputs and post the PR comment and check run (like `perfgate comment`)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-comment -d 'Do not post or update the PR comment'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-check-run -d 'Do not create a check run'
@@ -205,6 +206,59 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l dry-run -d '
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l shuffle-scenarios -d 'Run the scenarios of a launch in a reproducible shuffled order (the same for every model and side) instead of the file\'s order'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-cache-reset -d 'Do not reset the engine\'s caches between scenarios (vLLM `POST /reset_prefix_cache`, SGLang `POST /flush_cache`, llama.cpp `"cache_prompt": false` in every request)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l suite -d 'The suite: a suite or baseline TOML file (models, scenarios, engine preset, `[gate]`); its numbers, if any, are not used' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l base-engine-cmd -d 'The base arm\'s engine command template (e.g. main\'s build); default: the suite\'s' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l base-engine-image -d 'The base arm\'s container image (docker presets)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l engine-cmd -d 'The candidate arm\'s engine command template (e.g. the PR\'s build); default: the suite\'s' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l engine-image -d 'The candidate arm\'s container image (docker presets)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l base-label -d 'What the base arm is, for the reports (a git ref, an image); default: its image or command' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l label -d 'What the candidate arm is, for the reports; default: its image or command' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l max-launches -d 'Most launches of each arm per model (= pairs); the sequential test plans one look per pair, so a larger budget tests each look at a smaller share of alpha' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l max-minutes -d 'Time budget for the whole comparison in minutes: no scenario starts once it is spent' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l order -d 'The order of the arms within each pair' -r -f -a "abba\t'Base first in odd pairs, candidate first in even ones (A B, B A, A B, …)'
+random\t'A reproducible coin per pair (`--seed`)'"
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l seed -d 'Seed of `--order random`' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l json -d 'Also write the report as JSON to this file (`-` for stdout, instead of the table); default: OUTPUT_DIR/report.json' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l markdown -d 'Also write the report as markdown to this file; default: OUTPUT_DIR/report.md' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l html -d 'Also write the sign-off page to this file; default: OUTPUT_DIR/report.html' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l gate -d 'Gate settings (TOML) applied over the suite\'s `[gate]` table' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l fail-on -d 'Exit 1 on regressions only (default), also on inconclusive rows, or never' -r -f -a "regression\t'A regressed row exits 1, an error row 3; inconclusive rows exit 0'
+inconclusive\t'Also an inconclusive row (or a scenario missing from the results) exits 1'
+never\t'Always exit 0 once the report is out (errors and regressions only reported)'"
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l color -d 'Colour the terminal table' -r -f -a "auto\t'Colour when stdout is a terminal and NO_COLOR is unset'
+always\t''
+never\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l kind -d 'The report kind named in the hidden marker of the markdown (`<!-- perfgate:KIND -->`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l repo -d 'Repository `OWNER/NAME` (default: $GITHUB_REPOSITORY)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l pr -d 'Pull request number (default: from the event payload)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l sha -d 'Commit the check run is attached to (default: the PR\'s head SHA from the event payload)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l check-name -d 'Check run name (default: `perfgate`, or `perfgate (KIND)` for other report kinds)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l github-retries -d 'Retries for 5xx answers, rate limits and network errors' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l github-retry-delay-ms -d 'Delay before the first retry in milliseconds; doubles per retry, capped at 10 s' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l github-timeout-secs -d 'Timeout of one GitHub request, in seconds' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l runs-per-launch -d 'Runs of the suite inside one launch (they share the engine\'s state, so they count as one launch\'s runs, not as independent replicates)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l models -d 'Only these models (comma-separated names, or the part after the last `/`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l port -d 'Port for the launched engine (default: the file\'s, else the preset\'s)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l output-dir -d 'Where results records, engine logs, engine metrics and the reports are written' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l start-timeout -d 'Seconds an engine may take to become ready (default: the file\'s, else the preset\'s)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l stop-grace -d 'Seconds between SIGTERM and SIGKILL when stopping an engine' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l unresponsive-timeout -d 'An engine whose /health fails this long during a scenario counts as hung' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l metrics-interval -d 'Seconds between /metrics samples during a scenario' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l warmup-requests -d 'Warm-up after each launch: a discarded pass of every scenario\'s shape (its lengths and concurrency, prompts from another seed) before the measured runs. `auto`: per scenario, its max concurrency (or prompt count) requests, at most its prompt count; N: N requests per scenario; 0: no warm-up' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l tokenizer -d 'Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l dataset-path -d 'ShareGPT JSON for `sharegpt` scenarios' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l request-timeout -d 'Per-request deadline in seconds (default: none; a hung engine is caught by the health watch)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l scenario-timeout -d 'Hard limit in seconds for one scenario run, after which it counts as an engine fault' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l dry-run -d 'Print both arms\' launch commands and the scenarios; run nothing'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l github -d 'After gating, write the job summary and outputs and post the PR comment and check run (like `perfgate comment`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l no-comment -d 'Do not post or update the PR comment'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l no-check-run -d 'Do not create a check run'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l no-summary -d 'Do not write the job summary or print annotations (another step already did)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l allow-fork -d 'Post even from a `pull_request` event whose head is a fork (the job ran untrusted code; prefer the `workflow_run` pattern)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l fail-on-post-error -d 'Exit 3 when posting to GitHub fails (default: warn; the exit code reflects the gate)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l shuffle-scenarios -d 'Run the scenarios of a launch in a reproducible shuffled order (the same for every model and side) instead of the file\'s order'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l no-cache-reset -d 'Do not reset the engine\'s caches between scenarios (vLLM `POST /reset_prefix_cache`, SGLang `POST /flush_cache`, llama.cpp `"cache_prompt": false` in every request)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l map -d 'Pair a model of A with a differently named model of B (`A_MODEL=B_MODEL`); repeatable. Models are otherwise paired only by identical names' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l html -d 'Also write the side by side as a self-contained HTML page with plots' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l markdown -d 'Print a markdown table instead of the terminal table'
@@ -258,19 +312,20 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand completions" -l dir -d
 complete -c perfgate -n "__fish_perfgate_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand man" -l dir -d 'Write perfgate.1 and one perfgate-COMMAND.1 per subcommand into this directory' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand man" -s h -l help -d 'Print help'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "run" -d 'Benchmark one scenario against a running OpenAI-compatible server (like `vllm bench serve`)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "import" -d 'Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "baseline" -d 'Record, show or validate baseline files'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "check" -d 'Gate results against a baseline with statistics; exit 1 on a regression'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "compare" -d 'Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "report" -d 'Write the sign-off page (self-contained HTML with plots) from a check report or baselines'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "history" -d 'Follow metrics across baselines (releases) and flag change points'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "comment" -d 'Post a check report to GitHub: sticky PR comment, check run, job summary'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "merge" -d 'Merge per-model check reports (from a matrix) into one report'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "fake-server" -d 'Serve a fake OpenAI streaming API on 127.0.0.1 (for demos and benchmarks); prints its URL'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "completions" -d 'Print a shell completion script to standard output (or write all of them to --dir)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "man" -d 'Print the man page (roff) to standard output (or write one page per command to --dir)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check compare report history comment merge fake-server completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "run" -d 'Benchmark one scenario against a running OpenAI-compatible server (like `vllm bench serve`)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "import" -d 'Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "baseline" -d 'Record, show or validate baseline files'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "check" -d 'Gate results against a baseline with statistics; exit 1 on a regression'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "ab" -d 'A/B on this runner: the base and the candidate engine launched in pairs, paired statistics after each pair until decided; exit 1 on a regression'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "compare" -d 'Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "report" -d 'Write the sign-off page (self-contained HTML with plots) from a check report or baselines'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "history" -d 'Follow metrics across baselines (releases) and flag change points'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "comment" -d 'Post a check report to GitHub: sticky PR comment, check run, job summary'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "merge" -d 'Merge per-model check reports (from a matrix) into one report'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "fake-server" -d 'Serve a fake OpenAI streaming API on 127.0.0.1 (for demos and benchmarks); prints its URL'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "completions" -d 'Print a shell completion script to standard output (or write all of them to --dir)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "man" -d 'Print the man page (roff) to standard output (or write one page per command to --dir)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand help; and not __fish_seen_subcommand_from run import baseline check ab compare report history comment merge fake-server completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'
 complete -c perfgate -n "__fish_perfgate_using_subcommand help; and __fish_seen_subcommand_from baseline" -f -a "schema" -d 'Print the JSON Schema of the baseline file format'

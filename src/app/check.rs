@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::{exit_for, Exit};
 use crate::cli::check::{CheckArgs, ColorChoice};
 use crate::cli::FailOn;
-use crate::gate::{self, GateConfig, ScenarioError, Side};
+use crate::gate::{self, GateConfig, Report, ScenarioError, Side};
 use crate::record::ScenarioResult;
 use crate::report;
 
@@ -82,55 +82,75 @@ pub fn gate_and_report(
         sides.base_side,
         sides.cur_side,
     );
-    if gate::compared(&report.rows) == 0 && report.counts.error == 0 {
-        // A check that compared nothing (no model or scenario in common, or no gated metric)
-        // must never pass.
-        let models = |recs: &[ScenarioResult]| {
-            let mut m: Vec<&str> = recs.iter().map(|r| r.model.as_str()).collect();
-            m.dedup();
-            m.sort_unstable();
-            m.dedup();
-            if m.is_empty() {
-                "none".to_string()
-            } else {
-                m.join(", ")
-            }
-        };
-        anyhow::bail!(
-            "nothing was compared: no gated metric of any model and scenario is on both sides \
-             (baseline models: {}; results models: {}; gated metrics: {})",
-            models(sides.baseline),
-            models(sides.current),
-            cfg.metric_list()
-                .iter()
-                .filter(|m| cfg.rule(m).gated)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+    ensure_compared(&report, cfg, sides.baseline, sides.current)?;
+    publish(&report, sides.baseline, sides.current, opts)
+}
+
+/// A check that compared nothing (no model or scenario in common, or no gated metric) must never
+/// pass: an error naming both sides' models and the gated metrics.
+pub fn ensure_compared(
+    report: &Report,
+    cfg: &GateConfig,
+    baseline: &[ScenarioResult],
+    current: &[ScenarioResult],
+) -> anyhow::Result<()> {
+    if gate::compared(&report.rows) > 0 || report.counts.error > 0 {
+        return Ok(());
     }
-    let table = report::render_terminal(&report, opts.color);
+    let models = |recs: &[ScenarioResult]| {
+        let mut m: Vec<&str> = recs.iter().map(|r| r.model.as_str()).collect();
+        m.sort_unstable();
+        m.dedup();
+        if m.is_empty() {
+            "none".to_string()
+        } else {
+            m.join(", ")
+        }
+    };
+    anyhow::bail!(
+        "nothing was compared: no gated metric of any model and scenario is on both sides \
+         (baseline models: {}; results models: {}; gated metrics: {})",
+        models(baseline),
+        models(current),
+        cfg.metric_list()
+            .iter()
+            .filter(|m| cfg.rule(m).gated)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// Print the terminal table, write the requested reports (the HTML page plots the sides'
+/// records), post them with `--github`, and return the exit code.
+pub fn publish(
+    report: &Report,
+    baseline: &[ScenarioResult],
+    current: &[ScenarioResult],
+    opts: &ReportOptions,
+) -> anyhow::Result<Exit> {
+    let table = report::render_terminal(report, opts.color);
     let json_to_stdout = opts.json.as_deref() == Some(Path::new("-"));
     if json_to_stdout {
         eprint!("{table}");
-        print!("{}", report::render_json(&report));
+        print!("{}", report::render_json(report));
     } else {
         print!("{table}");
     }
     if let Some(p) = opts.json.as_deref().filter(|_| !json_to_stdout) {
-        write(p, &report::render_json(&report))?;
+        write(p, &report::render_json(report))?;
     }
     if let Some(p) = &opts.markdown {
-        write(p, &report::render_markdown(&report))?;
+        write(p, &report::render_markdown(report))?;
     }
     if let Some(p) = &opts.html {
-        super::report::write_check_page(&report, sides.baseline, sides.current, p)?;
+        super::report::write_check_page(report, baseline, current, p)?;
     }
     let json = opts.json.as_deref().filter(|_| !json_to_stdout);
     super::comment::after_check(
-        &report,
+        report,
         json,
-        &report::render_markdown(&report),
+        &report::render_markdown(report),
         &opts.github,
         exit_for(report.verdict, opts.fail_on),
     )

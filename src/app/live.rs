@@ -12,7 +12,7 @@ use super::check::{self, ReportOptions, Sides};
 use super::{infra, Exit};
 use crate::baseline::{Baseline, Provenance};
 use crate::cli::check::CheckArgs;
-use crate::cli::live::{LiveArgs, Rerun};
+use crate::cli::live::{LaunchArgs, Rerun};
 use crate::gate::Side;
 use crate::record::ScenarioResult;
 use crate::report::dryrun::{render_dry_run, Schedule};
@@ -24,43 +24,42 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let live = &args.live;
     let shown = args.baseline.display().to_string();
     let file = Baseline::load(&args.baseline)?;
-    let ov = overrides(live)?;
+    let ov = overrides(
+        &live.launch,
+        live.engine_cmd.clone(),
+        live.engine_image.clone(),
+        live.base_url.clone(),
+    )?;
     let plan = suite::plan(&file, &ov).with_context(|| shown.clone())?;
     let schedule = Schedule {
         launches: live.runs,
-        runs_per_launch: live.runs_per_launch,
-        warmup: live.warmup_requests.describe(),
-        shuffle: live.shuffle_scenarios,
-        cache_reset: !live.no_cache_reset,
+        runs_per_launch: live.launch.runs_per_launch,
+        warmup: live.launch.warmup_requests.describe(),
+        shuffle: live.launch.shuffle_scenarios,
+        cache_reset: !live.launch.no_cache_reset,
     };
     if live.dry_run {
         print!("{}", render_dry_run(&plan, &shown, &schedule));
         return Ok(Exit::Pass);
     }
-    let settings = settings(live)?;
+    let settings = settings(&live.launch)?;
     let (base_recs, cfg, base_side) = super::inputs::load_baseline(&args.baseline)?;
     let mut cfg = super::inputs::gate_config(cfg, args.gate.as_deref())?;
     let mut opts = ReportOptions::from_args(args);
     opts.json
-        .get_or_insert_with(|| live.output_dir.join("report.json"));
+        .get_or_insert_with(|| live.launch.output_dir.join("report.json"));
     opts.markdown
-        .get_or_insert_with(|| live.output_dir.join("report.md"));
+        .get_or_insert_with(|| live.launch.output_dir.join("report.md"));
     opts.html
-        .get_or_insert_with(|| live.output_dir.join("report.html"));
+        .get_or_insert_with(|| live.launch.output_dir.join("report.html"));
 
     let rt = super::runtime()?;
-    let (tx, rx) = watch::channel(false);
-    rt.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("perfgate: interrupted: stopping the engine and keeping what was measured");
-            let _ = tx.send(true);
-        }
-    });
+    let rx = on_ctrl_c(&rt);
     let dry = render_dry_run(&plan, &shown, &schedule);
-    let mut runner =
-        Runner::new(plan, settings, &live.output_dir, rx).map_err(|e| infra(e.to_string()))?;
+    let mut runner = Runner::new(plan, settings, &live.launch.output_dir, rx)
+        .map_err(|e| infra(e.to_string()))?;
     let _ = crate::atomic::write(&runner.output_dir().join("plan.txt"), dry);
-    rt.block_on(runner.run_suite(live.runs, live.runs_per_launch));
+    rt.block_on(runner.run_suite(live.runs, live.launch.runs_per_launch));
 
     let mut rounds = 0;
     if live.rerun == Some(Rerun::Inconclusive) {
@@ -70,7 +69,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
             kind: &opts.kind,
             base_side: base_side.clone(),
         };
-        let next_run = live.runs * live.runs_per_launch;
+        let next_run = live.runs * live.launch.runs_per_launch;
         rounds = rt.block_on(runner.rerun_inconclusive(&gate, live.max_reruns, next_run));
     }
     if live.rerun == Some(Rerun::Inconclusive) {
@@ -145,37 +144,58 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     Ok(exit)
 }
 
-fn overrides(live: &LiveArgs) -> anyhow::Result<Overrides> {
-    let start_timeout = match live.start_timeout {
-        Some(v) => Some(LiveArgs::secs("--start-timeout", v).map_err(anyhow::Error::msg)?),
+/// A receiver that turns true on Ctrl-C: the runner then stops the engine and keeps what was
+/// measured.
+pub(super) fn on_ctrl_c(rt: &tokio::runtime::Runtime) -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    rt.spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            eprintln!("perfgate: interrupted: stopping the engine and keeping what was measured");
+            let _ = tx.send(true);
+        }
+    });
+    rx
+}
+
+/// The plan's overrides from the launch flags and one arm's engine (`--engine-cmd`,
+/// `--engine-image`, `--base-url`).
+pub(super) fn overrides(
+    launch: &LaunchArgs,
+    engine_cmd: Option<String>,
+    engine_image: Option<String>,
+    base_url: Option<String>,
+) -> anyhow::Result<Overrides> {
+    let start_timeout = match launch.start_timeout {
+        Some(v) => Some(LaunchArgs::secs("--start-timeout", v).map_err(anyhow::Error::msg)?),
         None => None,
     };
     Ok(Overrides {
-        engine_cmd: live.engine_cmd.clone(),
-        engine_image: live.engine_image.clone(),
-        port: live.port,
+        engine_cmd,
+        engine_image,
+        port: launch.port,
         start_timeout,
-        models: live.models.clone(),
-        tokenizer: live.tokenizer.clone(),
-        base_url: live.base_url.clone(),
+        models: launch.models.clone(),
+        tokenizer: launch.tokenizer.clone(),
+        base_url,
     })
 }
 
-fn settings(live: &LiveArgs) -> anyhow::Result<Settings> {
-    let secs = |flag: &str, v: f64| LiveArgs::secs(flag, v).map_err(anyhow::Error::msg);
+/// The runner's settings from the launch flags.
+pub(super) fn settings(launch: &LaunchArgs) -> anyhow::Result<Settings> {
+    let secs = |flag: &str, v: f64| LaunchArgs::secs(flag, v).map_err(anyhow::Error::msg);
     Ok(Settings {
-        grace: secs("--stop-grace", live.stop_grace)?,
-        unresponsive: secs("--unresponsive-timeout", live.unresponsive_timeout)?,
-        metrics_every: secs("--metrics-interval", live.metrics_interval)?,
-        warmup: live.warmup_requests,
-        shuffle: live.shuffle_scenarios,
-        cache_reset: !live.no_cache_reset,
-        scenario_timeout: secs("--scenario-timeout", live.scenario_timeout)?,
-        request_timeout: match live.request_timeout {
+        grace: secs("--stop-grace", launch.stop_grace)?,
+        unresponsive: secs("--unresponsive-timeout", launch.unresponsive_timeout)?,
+        metrics_every: secs("--metrics-interval", launch.metrics_interval)?,
+        warmup: launch.warmup_requests,
+        shuffle: launch.shuffle_scenarios,
+        cache_reset: !launch.no_cache_reset,
+        scenario_timeout: secs("--scenario-timeout", launch.scenario_timeout)?,
+        request_timeout: match launch.request_timeout {
             Some(v) => Some(secs("--request-timeout", v)?),
             None => None,
         },
-        dataset_path: live.dataset_path.clone(),
+        dataset_path: launch.dataset_path.clone(),
     })
 }
 

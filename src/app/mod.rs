@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use crate::cli::{Cli, Command, FailOn};
 use crate::gate::TopVerdict;
 
+mod ab;
 mod baseline;
 mod check;
 mod comment;
@@ -101,6 +102,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         // No records given: launch the engines and run the suite (live mode).
         Command::Check(a) if a.results.is_empty() => live::exec(&a),
         Command::Check(a) => check::exec(*a),
+        Command::Ab(a) => ab::exec(&a),
         Command::Compare(a) => compare::exec(a),
         Command::Report(a) => report::exec(a),
         Command::History(a) => history::exec(a),

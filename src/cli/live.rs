@@ -27,6 +27,40 @@ pub struct LiveArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub runs: u32,
 
+    /// Engine command template replacing the preset's (e.g. the engine this PR built).
+    /// Placeholders: {model} {served_model_name} {tp} {port} {image} {container} {extra_args}.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub engine_cmd: Option<String>,
+
+    /// Container image replacing the file's (docker presets).
+    #[arg(long, value_name = "IMAGE")]
+    pub engine_image: Option<String>,
+
+    /// Do not launch anything: benchmark the server already at this URL.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+
+    /// Re-run scenarios with this verdict (with a fresh engine per model) after the first gate.
+    #[arg(long, value_enum)]
+    pub rerun: Option<Rerun>,
+
+    /// Most re-run rounds with --rerun.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub max_reruns: u32,
+
+    /// Also write the measured runs as a baseline file (the suite plus the numbers).
+    #[arg(long, value_name = "FILE")]
+    pub save_baseline: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub launch: LaunchArgs,
+}
+
+/// How each engine launch is made, run and watched: shared by `perfgate check` (live mode) and
+/// `perfgate ab`.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Engine launches")]
+pub struct LaunchArgs {
     /// Runs of the suite inside one launch (they share the engine's state, so they count as
     /// one launch's runs, not as independent replicates).
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
@@ -45,19 +79,6 @@ pub struct LiveArgs {
     /// Only these models (comma-separated names, or the part after the last `/`).
     #[arg(long, value_delimiter = ',')]
     pub models: Vec<String>,
-
-    /// Engine command template replacing the preset's (e.g. the engine this PR built).
-    /// Placeholders: {model} {served_model_name} {tp} {port} {image} {container} {extra_args}.
-    #[arg(long, value_name = "TEMPLATE")]
-    pub engine_cmd: Option<String>,
-
-    /// Container image replacing the file's (docker presets).
-    #[arg(long, value_name = "IMAGE")]
-    pub engine_image: Option<String>,
-
-    /// Do not launch anything: benchmark the server already at this URL.
-    #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
 
     /// Port for the launched engine (default: the file's, else the preset's).
     #[arg(long)]
@@ -90,14 +111,6 @@ pub struct LiveArgs {
     #[arg(long, default_value = "auto", value_parser = parse_warmup, value_name = "auto|N")]
     pub warmup_requests: Warmup,
 
-    /// Re-run scenarios with this verdict (with a fresh engine per model) after the first gate.
-    #[arg(long, value_enum)]
-    pub rerun: Option<Rerun>,
-
-    /// Most re-run rounds with --rerun.
-    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
-    pub max_reruns: u32,
-
     /// Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`).
     #[arg(long)]
     pub tokenizer: Option<String>,
@@ -113,10 +126,6 @@ pub struct LiveArgs {
     /// Hard limit in seconds for one scenario run, after which it counts as an engine fault.
     #[arg(long, default_value_t = 10800.0, value_name = "SECS", value_parser = num::secs)]
     pub scenario_timeout: f64,
-
-    /// Also write the measured runs as a baseline file (the suite plus the numbers).
-    #[arg(long, value_name = "FILE")]
-    pub save_baseline: Option<PathBuf>,
 }
 
 fn parse_warmup(s: &str) -> Result<Warmup, String> {
@@ -131,7 +140,7 @@ fn parse_warmup(s: &str) -> Result<Warmup, String> {
     }
 }
 
-impl LiveArgs {
+impl LaunchArgs {
     /// Positive, finite seconds, or a usage error naming the flag.
     pub fn secs(flag: &str, v: f64) -> Result<std::time::Duration, String> {
         if v.is_finite() && v > 0.0 {

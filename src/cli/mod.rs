@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub mod ab;
 pub mod baseline;
 pub mod check;
 pub mod comment;
@@ -54,6 +55,9 @@ pub enum Command {
     Baseline(baseline::BaselineCommand),
     /// Gate results against a baseline with statistics; exit 1 on a regression.
     Check(Box<check::CheckArgs>),
+    /// A/B on this runner: the base and the candidate engine launched in pairs, paired
+    /// statistics after each pair until decided; exit 1 on a regression.
+    Ab(Box<ab::AbArgs>),
     /// Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots.
     Compare(compare::CompareArgs),
     /// Write the sign-off page (self-contained HTML with plots) from a check report or baselines.

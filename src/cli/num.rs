@@ -49,6 +49,18 @@ pub fn secs(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// Minutes in (0, one week].
+pub fn minutes(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if v <= 0.0 || v * 60.0 > MAX_SECS {
+        return Err(format!(
+            "must be a number of minutes in (0, {}] (one week), got {s}",
+            MAX_SECS / 60.0
+        ));
+    }
+    Ok(v)
+}
+
 /// `inf`, or requests per second in [[`MIN_RATE`], [`MAX_RATE`]].
 pub fn rate(s: &str) -> Result<RequestRate, String> {
     let r: RequestRate = s.parse()?;

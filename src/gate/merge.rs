@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use super::{count, Report, Row, Side, TopVerdict};
+use super::{count, AbSummary, Report, Row, Side, TopVerdict};
 
 /// Why reports cannot be merged.
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +75,34 @@ fn merge_sides<'a>(sides: impl Iterator<Item = &'a Side> + Clone) -> Side {
     }
 }
 
+/// The A/B summaries of per-model `perfgate ab` reports (a matrix of jobs, each on its own
+/// runner) as one: their models together, GPU-minutes summed, the wall time of the longest job,
+/// the least budget left. `None` unless every input is an A/B report.
+fn merge_ab<'a>(mut abs: impl Iterator<Item = Option<&'a AbSummary>>) -> Option<AbSummary> {
+    let mut out = abs.next()??.clone();
+    for ab in abs {
+        let ab = ab?;
+        out.models.extend(ab.models.iter().cloned());
+        out.gpu_minutes += ab.gpu_minutes;
+        out.wall_minutes = out.wall_minutes.max(ab.wall_minutes);
+        out.minutes_left = match (out.minutes_left, ab.minutes_left) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        for (mine, theirs) in [
+            (&mut out.base, &ab.base),
+            (&mut out.candidate, &ab.candidate),
+            (&mut out.order, &ab.order),
+        ] {
+            if !mine.split(", ").any(|x| x == theirs) {
+                mine.push_str(", ");
+                mine.push_str(theirs);
+            }
+        }
+    }
+    Some(out)
+}
+
 /// Merge `(file name, report)` pairs; see the module documentation for what is kept.
 pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError> {
     let (first_file, first) = inputs.first().ok_or(MergeError::Empty)?;
@@ -133,6 +161,7 @@ pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError
             inputs.iter().map(|(_, r)| r.perfgate_version.as_str()),
             ", ",
         ),
+        ab: merge_ab(inputs.iter().map(|(_, r)| r.ab.as_ref())),
         rows,
     })
 }
@@ -186,6 +215,7 @@ mod tests {
             },
             method: "Welch's t on log values, Holm-corrected.".into(),
             perfgate_version: "0.1.0".into(),
+            ab: None,
         }
     }
 
@@ -230,6 +260,45 @@ mod tests {
         assert_eq!(m.baseline.sources, vec!["baselines/v0.10.1.toml"]);
         assert_eq!(m.current.engine_version.as_deref(), Some("0.11.0"));
         assert!(m.method.contains("Merged from 3 reports"), "{}", m.method);
+    }
+
+    #[test]
+    fn per_model_ab_reports_merge_their_cost() {
+        let ab = |model: &str, gpu: f64, wall: f64| crate::gate::AbSummary {
+            base: "main".into(),
+            candidate: "pr-9".into(),
+            order: "abba".into(),
+            max_launches: 10,
+            max_minutes: Some(60.0),
+            wall_minutes: wall,
+            gpu_minutes: gpu,
+            minutes_left: Some(60.0 - wall),
+            models: vec![crate::gate::AbModel {
+                model: model.into(),
+                pairs: 3,
+                launches: 6,
+                tensor_parallel_size: 2,
+                wall_minutes: wall,
+                gpu_minutes: gpu,
+                verdict: TopVerdict::Pass,
+                stopped: "passed after 3 pair(s)".into(),
+            }],
+        };
+        let mut a = report("a", TopVerdict::Pass, vec![]);
+        a.ab = Some(ab("a", 20.0, 10.0));
+        let mut b = report("b", TopVerdict::Pass, vec![]);
+        b.ab = Some(ab("b", 30.0, 15.0));
+        let m = merge_reports(vec![("a.json".into(), a.clone()), ("b.json".into(), b)]).unwrap();
+        let s = m.ab.unwrap();
+        assert_eq!(s.models.len(), 2);
+        assert_eq!(s.gpu_minutes, 50.0);
+        assert_eq!(s.wall_minutes, 15.0);
+        assert_eq!(s.minutes_left, Some(45.0));
+        assert_eq!(s.base, "main");
+        // A check report among them: the merge is not an A/B report.
+        let c = report("c", TopVerdict::Pass, vec![]);
+        let m = merge_reports(vec![("a.json".into(), a), ("c.json".into(), c)]).unwrap();
+        assert!(m.ab.is_none());
     }
 
     #[test]

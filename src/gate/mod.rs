@@ -9,6 +9,7 @@ use crate::record::Direction;
 pub mod config;
 pub mod merge;
 pub mod noise;
+pub mod paired;
 pub mod replay;
 pub mod stats;
 pub mod verdict;
@@ -120,4 +121,48 @@ pub struct Report {
     /// The method in one sentence.
     pub method: String,
     pub perfgate_version: String,
+    /// `perfgate ab`: the design and what it cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ab: Option<AbSummary>,
+}
+
+/// What a `perfgate ab` comparison did and cost: every report shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbSummary {
+    /// What the base arm ran: a ref, an image or a command, as the user labelled it.
+    pub base: String,
+    /// What the candidate arm ran.
+    pub candidate: String,
+    /// The arms' order within pairs: `abba`, or `random (seed S)`.
+    pub order: String,
+    /// Most launches a side per model (`--max-launches`).
+    pub max_launches: u32,
+    /// The time budget (`--max-minutes`), if one was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_minutes: Option<f64>,
+    /// Wall-clock minutes of the whole comparison (engine starts and stops included).
+    pub wall_minutes: f64,
+    /// GPU-minutes: each launch's wall time × the GPUs of its engine (tensor-parallel size).
+    pub gpu_minutes: f64,
+    /// Minutes of the time budget left, if one was set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minutes_left: Option<f64>,
+    pub models: Vec<AbModel>,
+}
+
+/// One model of a `perfgate ab` comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AbModel {
+    pub model: String,
+    /// Complete pairs (a launch of each arm).
+    pub pairs: u32,
+    /// Engine launches made, both arms.
+    pub launches: u32,
+    pub tensor_parallel_size: u32,
+    pub wall_minutes: f64,
+    pub gpu_minutes: f64,
+    /// The model's verdict at its last look.
+    pub verdict: TopVerdict,
+    /// Why its launches stopped, in words.
+    pub stopped: String,
 }

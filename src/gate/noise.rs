@@ -132,6 +132,9 @@ pub enum NoiseSource {
     Runs,
     /// No repeated launches on either side: the prior alone (conservative).
     Prior,
+    /// `perfgate ab`: the spread of the candidate − base differences of the row's own pairs of
+    /// launches, shrunk toward the prior (`sd_pct` is then the sd of one pair's difference).
+    Pairs,
 }
 
 /// The noise a row was judged with.
@@ -166,6 +169,7 @@ impl Noise {
             NoiseSource::Launches => format!("own launches, {:.0} df", self.df),
             NoiseSource::Runs => format!("own runs without launch ids, {:.0} df", self.df),
             NoiseSource::Prior => "prior: no repeated launches".to_string(),
+            NoiseSource::Pairs => format!("own pairs, {:.0} df", self.df),
         };
         let out = if self.outliers > 0 {
             format!("; {} outlier launch(es) set aside", self.outliers)

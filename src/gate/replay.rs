@@ -255,6 +255,155 @@ pub fn replay(
     t
 }
 
+/// How one sequential A/B comparison ended.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AbEnd {
+    pub verdict: TopVerdict,
+    /// Pairs made before it stopped.
+    pub pairs: u32,
+    /// Gated rows (success rule aside) and how many of them passed, at the last look.
+    pub rows: usize,
+    pub pass: usize,
+}
+
+/// One A/B comparison as `perfgate ab` runs it: `pair(p)` gives both arms' records of pair `p`
+/// (arm and pair set); after each pair the records are judged at look p + 1 of `max_pairs`
+/// ([`super::paired::at_look`]) and the comparison stops as `perfgate ab` stops
+/// ([`super::paired::stop`]: decided, or no open row decidable within `max_pairs`).
+pub fn sequential_ab(
+    pair: &mut dyn FnMut(u32) -> Vec<ScenarioResult>,
+    max_pairs: u32,
+    cfg: &GateConfig,
+) -> AbEnd {
+    let mut recs = Vec::new();
+    let mut end = AbEnd {
+        verdict: TopVerdict::Inconclusive,
+        pairs: 0,
+        rows: 0,
+        pass: 0,
+    };
+    for p in 0..max_pairs {
+        recs.extend(pair(p));
+        let look = super::Look {
+            k: p + 1,
+            of: max_pairs,
+        };
+        let rep = super::paired::at_look(&recs, &[], cfg, look, "replay");
+        let gated = rep
+            .rows
+            .iter()
+            .filter(|r| r.gated && r.metric != "success_rate");
+        end = AbEnd {
+            verdict: rep.verdict,
+            pairs: p + 1,
+            rows: gated.clone().count(),
+            pass: gated.filter(|r| r.verdict == Verdict::Pass).count(),
+        };
+        if super::paired::stop(&rep, look).is_some() {
+            break;
+        }
+    }
+    end
+}
+
+/// Counts over replayed A/B comparisons.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AbTally {
+    pub checks: usize,
+    pub failed: usize,
+    pub passed: usize,
+    /// Σ pairs made, for the mean.
+    pub pairs: u64,
+    /// Σ pairs of the comparisons that failed.
+    pub pairs_failed: u64,
+    /// Gated rows at the last look and their passes.
+    pub rows: usize,
+    pub pass_rows: usize,
+}
+
+impl AbTally {
+    pub fn add(&mut self, e: &AbEnd) {
+        self.checks += 1;
+        self.pairs += u64::from(e.pairs);
+        if e.verdict == TopVerdict::Fail {
+            self.failed += 1;
+            self.pairs_failed += u64::from(e.pairs);
+        }
+        self.passed += usize::from(e.verdict == TopVerdict::Pass);
+        self.rows += e.rows;
+        self.pass_rows += e.pass;
+    }
+
+    pub fn fail_rate(&self) -> f64 {
+        ratio(self.failed, self.checks)
+    }
+
+    pub fn pass_rate(&self) -> f64 {
+        ratio(self.passed, self.checks)
+    }
+
+    pub fn mean_pairs(&self) -> f64 {
+        self.pairs as f64 / self.checks.max(1) as f64
+    }
+
+    /// Mean pairs of the comparisons that failed (the pairs to a detection).
+    pub fn mean_pairs_to_fail(&self) -> f64 {
+        self.pairs_failed as f64 / self.failed.max(1) as f64
+    }
+}
+
+/// Replay A/B comparisons of recorded launches of one engine: each seeded permutation of the
+/// launches is cut into pairs (launches 1–2, 3–4, …; ABBA: the first of a pair is the base in
+/// pairs 1, 3, …, the candidate in pairs 2, 4, …), the candidate's records changed by `change`,
+/// and judged as `perfgate ab` judges them with up to `max_pairs` pairs.
+pub fn replay_ab(
+    launches: &[Launch],
+    max_pairs: u32,
+    change: &Change,
+    cfg: &GateConfig,
+    perms: usize,
+    seed: u64,
+) -> AbTally {
+    let mut t = AbTally::default();
+    let need = 2 * max_pairs as usize;
+    if need > launches.len() || max_pairs == 0 {
+        return t;
+    }
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut order: Vec<usize> = (0..launches.len()).collect();
+    for _ in 0..perms {
+        order.shuffle(&mut rng);
+        let mut pair = |p: u32| -> Vec<ScenarioResult> {
+            let (first, second) = (order[2 * p as usize], order[2 * p as usize + 1]);
+            let (b, c) = if p % 2 == 0 {
+                (first, second)
+            } else {
+                (second, first)
+            };
+            let tag = |r: &ScenarioResult, arm: crate::record::Arm| {
+                let mut r = r.clone();
+                r.arm = Some(arm);
+                r.pair = Some(p);
+                r
+            };
+            let mut out: Vec<ScenarioResult> = launches[b]
+                .records
+                .iter()
+                .map(|r| tag(r, crate::record::Arm::Base))
+                .collect();
+            out.extend(
+                launches[c]
+                    .records
+                    .iter()
+                    .map(|r| tag(&change.apply(r), crate::record::Arm::Candidate)),
+            );
+            out
+        };
+        t.add(&sequential_ab(&mut pair, max_pairs, cfg));
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

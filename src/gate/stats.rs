@@ -283,6 +283,33 @@ pub fn launches_needed(
     Ok(n as u32)
 }
 
+/// The fewest pairs in all that would likely decide a paired row whose true oriented shift is
+/// `worse`, with `sd` the noise of one pair's difference (`df` degrees of freedom), against the
+/// limit `lim`: the distance to the limit must exceed the critical value plus one standard
+/// error, sd/√n (about 84 % chance to decide).
+pub fn pairs_needed(
+    worse: f64,
+    lim: f64,
+    sd: f64,
+    df: f64,
+    alpha: f64,
+    cap: u32,
+) -> Result<u32, NotDecidable> {
+    let gap = (lim - worse).abs();
+    if sd <= 0.0 {
+        return Ok(1);
+    }
+    if gap <= 0.0 {
+        return Err(NotDecidable::MoreThan(cap));
+    }
+    let need = (t_quantile(1.0 - alpha, df) + 1.0) * sd;
+    let n = (need / gap).powi(2).ceil().max(1.0);
+    if n > f64::from(cap) {
+        return Err(NotDecidable::MoreThan(cap));
+    }
+    Ok(n as u32)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,5 +455,20 @@ mod tests {
             Err(StatsError::NonPositive(0.0))
         );
         assert_eq!(LogSummary::of(&[]), Err(StatsError::Empty));
+    }
+
+    #[test]
+    fn pairs_needed_follows_the_one_sample_formula() {
+        // ceil(((t.ppf(0.95, 10) + 1) · 0.03 / log1p(0.05))²) = 3 (scipy)
+        let lim = 0.05f64.ln_1p();
+        assert_eq!(pairs_needed(0.0, lim, 0.03, 10.0, 0.05, 100), Ok(3));
+        // Nearer the limit needs more; on it, more than any cap.
+        let near = pairs_needed(0.03, lim, 0.03, 10.0, 0.05, 100).unwrap();
+        assert!(near > 3, "{near}");
+        assert_eq!(
+            pairs_needed(lim, lim, 0.03, 10.0, 0.05, 100),
+            Err(NotDecidable::MoreThan(100))
+        );
+        assert_eq!(pairs_needed(0.0, lim, 0.0, 10.0, 0.05, 100), Ok(1));
     }
 }

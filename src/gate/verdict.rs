@@ -29,10 +29,10 @@ pub const SCENARIO_ROW: &str = "*";
 /// The scenario name of an engine-wide test's row.
 pub const ENGINE_WIDE: &str = "(engine-wide)";
 
-type Key = (String, String);
+pub(super) type Key = (String, String);
 
 /// Records grouped by (model, scenario id), keys in first-seen order.
-fn group<'a>(
+pub(super) fn group<'a>(
     recs: &'a [ScenarioResult],
     order: &mut Vec<Key>,
     map: &mut BTreeMap<Key, Vec<&'a ScenarioResult>>,
@@ -47,23 +47,26 @@ fn group<'a>(
 }
 
 /// A row's test, kept until the multiple-comparison step decides every tested row at once.
-struct Tested {
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Tested {
     /// Index of the row in the report.
-    row: usize,
-    shift: Shift,
+    pub(super) row: usize,
+    pub(super) shift: Shift,
     /// The tolerance as an oriented log distance: worse beyond `lim_worse` regresses, better
     /// beyond `lim_better` improves.
-    lim_worse: f64,
-    lim_better: f64,
+    pub(super) lim_worse: f64,
+    pub(super) lim_better: f64,
     /// A `pass` needs the bound of "worse" below this: the row's own tolerance. For an
     /// engine-wide test it is the metric's row tolerance, not its (smaller) engine-wide one,
     /// which only sets what regresses.
-    lim_pass: f64,
+    pub(super) lim_pass: f64,
     /// Baseline launches (for the launches-needed estimate).
-    n_base: usize,
+    pub(super) n_base: usize,
+    /// A paired test (`perfgate ab`): what would decide it is counted in pairs.
+    pub(super) paired: bool,
 }
 
-fn blank(model: &str, scenario: &str, metric: &str, cfg: &GateConfig) -> Row {
+pub(super) fn blank(model: &str, scenario: &str, metric: &str, cfg: &GateConfig) -> Row {
     let rule = cfg.rule(metric);
     Row {
         model: model.into(),
@@ -88,7 +91,7 @@ fn blank(model: &str, scenario: &str, metric: &str, cfg: &GateConfig) -> Row {
 }
 
 /// A row without a metric: the whole scenario errored or is missing on one side.
-fn scenario_row(model: &str, scenario: &str, cfg: &GateConfig, note: String) -> Row {
+pub(super) fn scenario_row(model: &str, scenario: &str, cfg: &GateConfig, note: String) -> Row {
     let mut row = blank(model, scenario, SCENARIO_ROW, cfg);
     row.gated = true;
     row.tolerance_pct = None;
@@ -96,7 +99,7 @@ fn scenario_row(model: &str, scenario: &str, cfg: &GateConfig, note: String) -> 
     row
 }
 
-fn values(recs: &[&ScenarioResult], metric: &str) -> Vec<f64> {
+pub(super) fn values(recs: &[&ScenarioResult], metric: &str) -> Vec<f64> {
     recs.iter().filter_map(|r| r.metric(metric)).collect()
 }
 
@@ -106,7 +109,7 @@ fn mean(v: &[f64]) -> Option<f64> {
 
 /// The tolerance of a metric as oriented log distances (worse, better). The tolerance keeps
 /// the meaning the tables show: a throughput is worse beyond −δ, a latency beyond +δ.
-fn limits(direction: Direction, tol_pct: f64) -> (f64, f64) {
+pub(super) fn limits(direction: Direction, tol_pct: f64) -> (f64, f64) {
     let t = tol_pct / 100.0;
     match direction {
         Direction::Higher => (-(-t).ln_1p(), t.ln_1p()),
@@ -115,7 +118,7 @@ fn limits(direction: Direction, tol_pct: f64) -> (f64, f64) {
 }
 
 /// +1 when a larger log value is worse (latencies), −1 when it is better (throughputs).
-fn orientation(direction: Direction) -> f64 {
+pub(super) fn orientation(direction: Direction) -> f64 {
     match direction {
         Direction::Lower => 1.0,
         Direction::Higher => -1.0,
@@ -124,7 +127,11 @@ fn orientation(direction: Direction) -> f64 {
 
 /// `failed` above the baseline's, or fewer completions than asked for (and than the baseline
 /// managed), is a regression by itself; otherwise the success rate passes.
-fn success_rule(row: &mut Row, base: &[&ScenarioResult], cur: &[&ScenarioResult]) -> Verdict {
+pub(super) fn success_rule(
+    row: &mut Row,
+    base: &[&ScenarioResult],
+    cur: &[&ScenarioResult],
+) -> Verdict {
     let rate =
         |rs: &[&ScenarioResult]| mean(&rs.iter().map(|r| r.success_rate()).collect::<Vec<_>>());
     row.baseline = rate(base);
@@ -159,14 +166,14 @@ fn success_rule(row: &mut Row, base: &[&ScenarioResult], cur: &[&ScenarioResult]
 
 /// Everything a check compares, grouped: (model, scenario) keys in report order (models
 /// together, first-seen order) and each side's records per key.
-struct Grouped<'a> {
-    order: Vec<Key>,
-    base: BTreeMap<Key, Vec<&'a ScenarioResult>>,
-    cur: BTreeMap<Key, Vec<&'a ScenarioResult>>,
+pub(super) struct Grouped<'a> {
+    pub(super) order: Vec<Key>,
+    pub(super) base: BTreeMap<Key, Vec<&'a ScenarioResult>>,
+    pub(super) cur: BTreeMap<Key, Vec<&'a ScenarioResult>>,
 }
 
 impl<'a> Grouped<'a> {
-    fn new(
+    pub(super) fn new(
         baseline: &'a [ScenarioResult],
         current: &'a [ScenarioResult],
         errors: &[ScenarioError],
@@ -423,6 +430,7 @@ pub fn evaluate(
                 lim_better,
                 lim_pass,
                 n_base,
+                paired: false,
             });
         }
         rows.push(row);
@@ -505,6 +513,7 @@ pub fn evaluate(
         current: cur_side,
         method: method_sentence(cfg, n_gated),
         perfgate_version: env!("CARGO_PKG_VERSION").into(),
+        ab: None,
     }
 }
 
@@ -559,13 +568,13 @@ pub fn compared(rows: &[Row]) -> usize {
 }
 
 /// Launches a side beyond which "likely decides" is not worth saying.
-const NEEDED_CAP: u32 = 50;
+pub(super) const NEEDED_CAP: u32 = 50;
 
 /// Holm within the gated tests and, separately, within the shown ones; then every tested row's
 /// verdict: regressed (worse than δ, significant after Holm at this look's α), improved (the
 /// mirror image), pass (the one-sided bound of "worse" below δ), else inconclusive with the
 /// launches that would likely decide it.
-fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
+pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
     let (alpha, alpha_eq) = (cfg.look_alpha(), cfg.look_equivalence_alpha());
     for gated in [true, false] {
         let mine: Vec<&Tested> = tested
@@ -608,20 +617,31 @@ fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
                 } else {
                     t.lim_worse
                 };
-                let needed = stats::launches_needed(
-                    s.worse,
-                    lim,
-                    noise.sd(),
-                    t.n_base,
-                    noise.df,
-                    alpha_eq.min(alpha),
-                    NEEDED_CAP,
-                );
+                let level = alpha_eq.min(alpha);
+                let needed = if t.paired {
+                    // At least one more pair than it has: these pairs did not decide it.
+                    stats::pairs_needed(s.worse, lim, noise.sd(), noise.df, level, NEEDED_CAP)
+                        .map(|n| n.max(t.n_base as u32 + 1))
+                } else {
+                    stats::launches_needed(
+                        s.worse,
+                        lim,
+                        noise.sd(),
+                        t.n_base,
+                        noise.df,
+                        level,
+                        NEEDED_CAP,
+                    )
+                };
                 row.launches_needed = needed.ok();
                 note.push_str(&match needed {
+                    Ok(n) if t.paired => format!("; likely decided with {n} pair(s) in all"),
                     Ok(n) => format!("; likely decided with {n} candidate launch(es)"),
                     Err(NotDecidable::BaselineTooShort) => {
                         "; needs more baseline launches to decide".to_string()
+                    }
+                    Err(NotDecidable::MoreThan(n)) if t.paired => {
+                        format!("; would likely need more than {n} pairs")
                     }
                     Err(NotDecidable::MoreThan(n)) => {
                         format!("; would likely need more than {n} candidate launches")
@@ -666,7 +686,7 @@ pub fn top_verdict(rows: &[Row]) -> TopVerdict {
     }
 }
 
-fn fill_side(side: &mut Side, recs: &[ScenarioResult]) {
+pub(super) fn fill_side(side: &mut Side, recs: &[ScenarioResult]) {
     let first = |f: fn(&ScenarioResult) -> Option<String>| recs.iter().find_map(f);
     if side.engine.is_none() {
         side.engine = first(|r| r.engine.clone().or(r.backend.clone()));
@@ -699,7 +719,7 @@ pub fn method_sentence(cfg: &GateConfig, n_gated: usize) -> String {
     )
 }
 
-fn fmt_prob(v: f64) -> String {
+pub(super) fn fmt_prob(v: f64) -> String {
     let s = format!("{v:.4}");
     s.trim_end_matches('0').trim_end_matches('.').to_string()
 }

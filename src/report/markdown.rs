@@ -225,11 +225,21 @@ fn render(report: &Report, full_limit: usize, attention_limit: usize) -> String 
         "**{}** of {gated} gated rows.\n\n",
         fmt_counts(&report.counts, " · ")
     ));
-    out.push_str(&format!(
-        "Baseline: {} · Current: {}\n\n",
-        esc(&fmt_side(&report.baseline)),
-        esc(&fmt_side(&report.current))
-    ));
+    match &report.ab {
+        Some(ab) => {
+            let lines = super::fmt_ab(ab);
+            out.push_str(&format!("**{}**\n\n", esc(&lines[0])));
+            for line in &lines[1..] {
+                out.push_str(&format!("- {}\n", esc(line)));
+            }
+            out.push('\n');
+        }
+        None => out.push_str(&format!(
+            "Baseline: {} · Current: {}\n\n",
+            esc(&fmt_side(&report.baseline)),
+            esc(&fmt_side(&report.current))
+        )),
+    }
     let attention: Vec<&Row> = report
         .rows
         .iter()
@@ -255,7 +265,13 @@ fn render(report: &Report, full_limit: usize, attention_limit: usize) -> String 
         out.push_str("### Needs attention\n\n");
         table(&attention, attention_limit, &mut out);
         out.push('\n');
-        if attention.iter().any(|r| r.verdict == Verdict::Inconclusive) {
+        if report.ab.is_some() && attention.iter().any(|r| r.verdict == Verdict::Inconclusive) {
+            out.push_str(
+                "_Inconclusive: neither a regression nor a change within the tolerance is shown; \
+                 each row says how many pairs in all would likely decide it (raise \
+                 `--max-launches` or `--max-minutes`)._\n\n",
+            );
+        } else if attention.iter().any(|r| r.verdict == Verdict::Inconclusive) {
             out.push_str(
                 "_Inconclusive: neither a regression nor a change within the tolerance is shown; \
                  each row says how many candidate launches would likely decide it \

@@ -80,6 +80,10 @@ pub fn fmt_noise(row: &Row) -> String {
         crate::gate::NoiseSource::Launches => "",
         crate::gate::NoiseSource::Runs => " runs",
         crate::gate::NoiseSource::Prior => " prior",
+        crate::gate::NoiseSource::Pairs => {
+            let pairs = row.launches.map(|[b, _]| b).unwrap_or(0);
+            return format!("{:.1} % · {pairs} pairs", n.sd_pct);
+        }
     };
     format!("{:.1} %{tag}{l}", n.sd_pct)
 }
@@ -89,7 +93,11 @@ pub fn fmt_needed(row: &Row) -> Option<String> {
     if !(row.gated && row.verdict == crate::gate::Verdict::Inconclusive && row.noise.is_some()) {
         return None;
     }
+    let paired = row
+        .noise
+        .is_some_and(|n| n.source == crate::gate::NoiseSource::Pairs);
     match row.launches_needed {
+        Some(n) if paired => Some(format!("likely decided with {n} pair(s) in all")),
         Some(n) => Some(format!("likely decided with {n} candidate launch(es)")),
         // The gate's note says why no number is given.
         None => row
@@ -124,6 +132,56 @@ pub fn fmt_counts(c: &Counts, sep: &str) -> String {
     }
     parts.push(format!("{} pass", c.pass));
     parts.join(sep)
+}
+
+/// The lines that describe a `perfgate ab` comparison and its cost: the design, then one line
+/// per model (pairs, launches, GPU-minutes, verdict, why it stopped), then the GPU-minutes by
+/// verdict and the budget left.
+pub fn fmt_ab(ab: &crate::gate::AbSummary) -> Vec<String> {
+    let pairs: u32 = ab.models.iter().map(|m| m.pairs).sum();
+    let mut out = vec![format!(
+        "A/B on this runner: base {}, candidate {}, {pairs} pair(s), {:.1} GPU-minutes ({} order)",
+        ab.base, ab.candidate, ab.gpu_minutes, ab.order
+    )];
+    for m in &ab.models {
+        out.push(format!(
+            "{}: {} pair(s), {} launch(es), {:.1} min × {} GPU = {:.1} GPU-min; {}: {}",
+            m.model,
+            m.pairs,
+            m.launches,
+            m.wall_minutes,
+            m.tensor_parallel_size,
+            m.gpu_minutes,
+            m.verdict.as_str(),
+            m.stopped
+        ));
+    }
+    let mut by: Vec<(&str, f64, usize)> = Vec::new();
+    for m in &ab.models {
+        match by.iter_mut().find(|b| b.0 == m.verdict.as_str()) {
+            Some(b) => {
+                b.1 += m.gpu_minutes;
+                b.2 += 1;
+            }
+            None => by.push((m.verdict.as_str(), m.gpu_minutes, 1)),
+        }
+    }
+    let by: Vec<String> = by
+        .iter()
+        .map(|(v, g, n)| format!("{v} {g:.1} ({n} model(s))"))
+        .collect();
+    let budget = match (ab.max_minutes, ab.minutes_left) {
+        (Some(max), Some(left)) => format!(", {left:.1} of {max:.1} min left"),
+        _ => String::new(),
+    };
+    out.push(format!(
+        "GPU-minutes by verdict: {}; budget: at most {} launches a side per model{budget}; \
+         wall time {:.1} min",
+        by.join(", "),
+        ab.max_launches,
+        ab.wall_minutes
+    ));
+    out
 }
 
 /// `vllm v0.10.1 (baselines/v0.10.1.toml)`.

@@ -40,6 +40,7 @@ pub fn render(rows: &[NoiseRow]) -> String {
                     NoiseSource::Launches => "",
                     NoiseSource::Runs => " runs",
                     NoiseSource::Prior => " prior",
+                    NoiseSource::Pairs => " pairs",
                 };
                 [
                     r.scenario.clone(),

@@ -44,8 +44,18 @@ fn top_code(v: TopVerdict) -> &'static str {
 /// Render the report for a terminal. `color` adds ANSI colours.
 pub fn render_terminal(report: &Report, color: bool) -> String {
     let mut out = String::new();
-    out.push_str(&format!("baseline: {}\n", fmt_side(&report.baseline)));
-    out.push_str(&format!("current:  {}\n", fmt_side(&report.current)));
+    match &report.ab {
+        Some(ab) => {
+            for line in super::fmt_ab(ab) {
+                out.push_str(&line);
+                out.push('\n');
+            }
+        }
+        None => {
+            out.push_str(&format!("baseline: {}\n", fmt_side(&report.baseline)));
+            out.push_str(&format!("current:  {}\n", fmt_side(&report.current)));
+        }
+    }
     const HEAD: [&str; 8] = [
         "scenario", "metric", "baseline", "current", "change", "interval", "noise", "verdict",
     ];

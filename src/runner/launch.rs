@@ -41,7 +41,7 @@ impl Runner {
                 start_timeout: mp.launch.start_timeout,
                 stop: mp.launch.stop.clone(),
                 grace: self.settings.grace,
-                log_path: self.out.log_path(&mp.name),
+                log_path: self.log_path(&mp.name),
             };
             match Engine::spawn(spec) {
                 Ok(e) => engine = Some(e),

@@ -15,6 +15,7 @@
 //! ([`Runner::rerun_inconclusive`]) are sequences of launches; an A/B comparison can alternate
 //! launches of two engine specs the same way.
 
+mod ab;
 pub mod config;
 mod launch;
 mod output;
@@ -24,15 +25,17 @@ mod warmup;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
+pub use ab::{AbModelRun, AbSpec, Order};
 pub use config::{scenario_run, RunSettings, ScenarioRun};
 pub use output::{Measured, Output};
 pub use rerun::GateInputs;
 pub use warmup::Warmup;
 
+use crate::record::Arm;
 use crate::suite::{self, ModelPlan, Plan, ScenarioPlan};
 
 /// Errors that stop a live run before it starts. Everything after that becomes a record or an
@@ -77,6 +80,8 @@ pub enum LaunchEnd {
     /// The engine failed (would not start, died, hung): the message's first line.
     EngineFailed(String),
     Interrupted,
+    /// The time budget (`perfgate ab --max-minutes`) ran out before a scenario.
+    OutOfTime,
 }
 
 /// One launch's identity.
@@ -102,6 +107,10 @@ pub struct Runner {
     /// With `--base-url` nothing is launched: all runs of a model share the server's one
     /// "launch" and its id.
     external: Vec<(String, String, u32)>,
+    /// `perfgate ab`: the arm and pair of the launch being run.
+    tag: Option<(Arm, u32)>,
+    /// `perfgate ab --max-minutes`: no scenario starts after this.
+    deadline: Option<Instant>,
 }
 
 impl Runner {
@@ -127,6 +136,8 @@ impl Runner {
             measured: Measured::default(),
             launches: 0,
             external: Vec::new(),
+            tag: None,
+            deadline: None,
         })
     }
 
@@ -163,7 +174,7 @@ impl Runner {
             for k in 0..launches {
                 match self.run_launch(mp, &scen, k * per_launch, per_launch).await {
                     LaunchEnd::Done => {}
-                    LaunchEnd::Interrupted => break,
+                    LaunchEnd::Interrupted | LaunchEnd::OutOfTime => break,
                     LaunchEnd::EngineFailed(why) => {
                         let rest = format!("not run: the engine failed earlier ({why})");
                         for run in (k + 1) * per_launch..launches * per_launch {
@@ -218,6 +229,11 @@ impl Runner {
             };
             for (pos, &i) in order.iter().enumerate() {
                 let sp = scen[i];
+                if self.deadline.is_some_and(|d| Instant::now() >= d) {
+                    eprintln!("perfgate: the time budget is spent: no further scenario starts");
+                    end = Some(LaunchEnd::OutOfTime);
+                    break 'runs;
+                }
                 let Some(prompts) = self.prompts(&mut l, mp, sp, run_index).await else {
                     continue;
                 };
@@ -285,8 +301,23 @@ impl Runner {
         }
     }
 
+    /// Record a failure; in an A/B comparison the message names the arm.
     fn fail(&mut self, model: &str, scenario: &str, run: Option<u32>, msg: &str) {
-        self.measured.fail(&mut self.out, model, scenario, run, msg);
+        let msg = match self.tag {
+            Some((arm, pair)) => format!("{} engine (pair {}): {msg}", arm.as_str(), pair + 1),
+            None => msg.to_string(),
+        };
+        self.measured
+            .fail(&mut self.out, model, scenario, run, &msg);
+    }
+
+    /// The engine log of a model (of the arm being run, in an A/B comparison).
+    fn log_path(&self, model: &str) -> PathBuf {
+        let p = self.out.log_path(model);
+        match self.tag {
+            Some((arm, _)) => p.with_extension(format!("{}.log", arm.as_str())),
+            None => p,
+        }
     }
 
     fn interrupted(&self) -> bool {

@@ -134,11 +134,16 @@ impl Runner {
             .into_inner()
             .unwrap_or_else(|p| p.into_inner())
             .summarize();
-        self.out.engine_metrics(&serde_json::json!({
+        let mut line = serde_json::json!({
             "model": mp.name, "scenario": sp.id, "run_index": job.run_index,
             "launch_id": job.launch_id, "run_in_launch": job.run_in_launch,
             "cache_reset": job.cache_reset, "engine": stats,
-        }));
+        });
+        if let (Some((arm, pair)), Some(o)) = (self.tag, line.as_object_mut()) {
+            o.insert("arm".into(), arm.as_str().into());
+            o.insert("pair".into(), pair.into());
+        }
+        self.out.engine_metrics(&line);
 
         // The engine may have died during the scenario: failed connections are then its fault,
         // never a normal record (its death can take a moment to be observed).
@@ -170,6 +175,8 @@ impl Runner {
                 rec.run_index = job.run_index;
                 rec.launch_id = Some(job.launch_id);
                 rec.run_in_launch = Some(job.run_in_launch);
+                rec.arm = self.tag.map(|t| t.0);
+                rec.pair = self.tag.map(|t| t.1);
                 rec.seed = Some(sp.seed);
                 rec.source
                     .get_or_insert_with(|| "perfgate check (live)".into());

@@ -73,6 +73,7 @@ fn report(model: &str, verdict: TopVerdict, rows: Vec<Row>) -> Report {
         },
         method: "Welch's t on log values per row, Holm-corrected across rows.".into(),
         perfgate_version: "0.1.0".into(),
+        ab: None,
     }
 }
 

@@ -1,5 +1,6 @@
 //! perfgate's one integration-test binary: each area has its own module, helpers live in `support/`.
 
+mod ab;
 mod architecture;
 mod baselines;
 mod check;

@@ -703,6 +703,12 @@ pub fn render(page: &Page) -> Result<String, HtmlError> {
             legend: Vec::new(),
         });
     }
+    // A `perfgate ab` report: its design and cost, above the sides.
+    let notes = page
+        .report
+        .and_then(|r| r.ab.as_ref())
+        .map(super::fmt_ab)
+        .unwrap_or_default();
     let (verdict, method, table, kind) = match page.report {
         Some(r) => (
             Some(VerdictView {
@@ -730,7 +736,7 @@ pub fn render(page: &Page) -> Result<String, HtmlError> {
         sides: side_views(page),
         models,
         table,
-        notes: Vec::new(),
+        notes,
     };
     Ok(env().get_template("page.html")?.render(
         minijinja::context! { page => minijinja::Value::from(minijinja::value::Serde(&view)) },

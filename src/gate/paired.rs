@@ -1,0 +1,791 @@
+//! `perfgate ab`: the paired statistics of a same-runner A/B comparison. The base and the
+//! candidate engine are launched in pairs, back to back (ABBA or seeded random order within a
+//! pair), so slow drift of the machine (clocks, thermals, other tenants) hits both arms of a pair
+//! alike and cancels in their difference.
+//!
+//! Per model, scenario and metric, each launch gives one value (the median of its runs' logs, as
+//! in the stored-baseline check); a pair gives the difference candidate − base; the row's test is
+//! a one-sample t on those differences against the shifted null (worse than δ), with their spread
+//! shrunk toward a prior of √2 × the metric's launch noise (no correlation assumed between a
+//! pair's launches, so the prior never claims the pairing helps) worth `prior_df` degrees of
+//! freedom. The engine-wide test pools a model's scenarios pair by pair (precision-weighted).
+//!
+//! Each model is its own sequential test: after each pair it is judged at its look's share of
+//! α (α-spending, [`super::stats::look_alpha`]); models share α by Bonferroni (α / models) and
+//! rows within a model by Holm. There is no test over all models: each model stops on its own.
+
+use std::collections::BTreeMap;
+
+use super::config::{GateConfig, Look};
+use super::noise::{Noise, NoiseSource, OUTLIER_K};
+use super::stats::{self, Shift, StatsError};
+use super::verdict::{
+    blank, count, decide, fill_side, fmt_prob, limits, orientation, scenario_row, success_rule,
+    top_verdict, values, Grouped, Key, Tested, ENGINE_WIDE,
+};
+use super::{Report, Row, ScenarioError, Side, TopVerdict, Verdict};
+use crate::record::{Arm, ScenarioResult};
+
+/// One row's complete pairs: per pair, each arm's launch value (median of its runs' logs).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pairs {
+    /// Pair indices present on both arms, ascending.
+    pub ids: Vec<u32>,
+    pub base: Vec<f64>,
+    pub cand: Vec<f64>,
+}
+
+impl Pairs {
+    /// Group the values of `metric` by pair on each arm and keep the pairs both arms measured.
+    /// Records without a pair index are skipped.
+    pub fn of(
+        base: &[&ScenarioResult],
+        cand: &[&ScenarioResult],
+        metric: &str,
+    ) -> Result<Pairs, StatsError> {
+        let side = |recs: &[&ScenarioResult]| -> Result<BTreeMap<u32, Vec<f64>>, StatsError> {
+            let mut m: BTreeMap<u32, Vec<f64>> = BTreeMap::new();
+            for r in recs {
+                let (Some(p), Some(v)) = (r.pair, r.metric(metric)) else {
+                    continue;
+                };
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(StatsError::NonPositive(v));
+                }
+                m.entry(p).or_default().push(v.ln());
+            }
+            Ok(m)
+        };
+        let (b, c) = (side(base)?, side(cand)?);
+        let mut out = Pairs {
+            ids: Vec::new(),
+            base: Vec::new(),
+            cand: Vec::new(),
+        };
+        for (id, bv) in &b {
+            if let Some(cv) = c.get(id) {
+                out.ids.push(*id);
+                out.base
+                    .push(stats::median(bv).expect("a launch has a run"));
+                out.cand
+                    .push(stats::median(cv).expect("a launch has a run"));
+            }
+        }
+        Ok(out)
+    }
+
+    pub fn n(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Candidate − base per pair (log scale).
+    pub fn diffs(&self) -> Vec<f64> {
+        self.cand
+            .iter()
+            .zip(&self.base)
+            .map(|(c, b)| c - b)
+            .collect()
+    }
+}
+
+/// The noise of a pair's difference from `d` (outlying pairs set aside with ≥ 5 pairs), shrunk
+/// toward `prior_sd` worth `prior_df` degrees of freedom.
+pub fn pair_noise(d: &[f64], prior_sd: f64, prior_df: f64) -> Option<Noise> {
+    let out = stats::outliers(d, OUTLIER_K);
+    let kept: Vec<f64> = (0..d.len())
+        .filter(|i| !out.contains(i))
+        .map(|i| d[i])
+        .collect();
+    let (ss, nu) = if kept.len() >= 2 {
+        let m = kept.iter().sum::<f64>() / kept.len() as f64;
+        (
+            kept.iter().map(|x| (x - m).powi(2)).sum::<f64>(),
+            (kept.len() - 1) as f64,
+        )
+    } else {
+        (0.0, 0.0)
+    };
+    let (var, df) = stats::shrunk_variance(ss, nu, prior_sd, prior_df)?;
+    Some(Noise {
+        sd_pct: var.sqrt() * 100.0,
+        df,
+        own_df: nu,
+        source: if nu == 0.0 {
+            NoiseSource::Prior
+        } else {
+            NoiseSource::Pairs
+        },
+        outliers: out.len(),
+    })
+}
+
+/// The paired test of differences `d` with noise `noise`: oriented mean difference and its
+/// standard error sd/√n.
+fn shift_of(d: &[f64], noise: &Noise, sign: f64) -> Shift {
+    let n = d.len() as f64;
+    Shift {
+        worse: sign * d.iter().sum::<f64>() / n,
+        se: noise.sd() / n.sqrt(),
+        df: noise.df,
+    }
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// One metric of one scenario, paired; with its test and its per-pair differences when one can
+/// be made.
+fn paired_row(
+    key: &Key,
+    metric: &str,
+    b: &[&ScenarioResult],
+    c: &[&ScenarioResult],
+    cfg: &GateConfig,
+) -> Option<(Row, Option<(Shift, Pairs)>)> {
+    let mut row = blank(&key.0, &key.1, metric, cfg);
+    let (bv, cv) = (values(b, metric), values(c, metric));
+    row.n_baseline = bv.len();
+    row.n_current = cv.len();
+    if bv.is_empty() && cv.is_empty() {
+        return None;
+    }
+    if metric == "success_rate" {
+        row.verdict = success_rule(&mut row, b, c);
+        return Some((row, None));
+    }
+    let fixed = |mut row: Row, v: Verdict, note: String| {
+        row.verdict = v;
+        row.note = Some(note);
+        Some((row, None))
+    };
+    if bv.is_empty() {
+        return fixed(
+            row,
+            Verdict::Missing,
+            "metric not measured on the base arm".into(),
+        );
+    }
+    if cv.is_empty() {
+        return fixed(
+            row,
+            Verdict::Missing,
+            "metric not measured on the candidate arm".into(),
+        );
+    }
+    let rule = cfg.rule(metric);
+    let pairs = match Pairs::of(b, c, metric) {
+        Ok(p) => p,
+        Err(e) => {
+            let dropped = rule.direction == crate::record::Direction::Higher
+                && bv.iter().all(|v| *v > 0.0)
+                && cv.iter().all(|v| *v == 0.0);
+            if dropped {
+                row.change_pct = Some(-100.0);
+                return fixed(row, Verdict::Regressed, "dropped to zero".into());
+            }
+            return fixed(row, Verdict::Inconclusive, e.to_string());
+        }
+    };
+    if pairs.n() == 0 {
+        return fixed(
+            row,
+            Verdict::Inconclusive,
+            "no complete pair of launches (one of each arm) yet".into(),
+        );
+    }
+    let d = pairs.diffs();
+    let prior = std::f64::consts::SQRT_2 * rule.noise_pct / 100.0;
+    let Some(noise) = pair_noise(&d, prior, cfg.prior_df()) else {
+        return fixed(
+            row,
+            Verdict::Inconclusive,
+            StatsError::NoVariance.to_string(),
+        );
+    };
+    let shift = shift_of(&d, &noise, orientation(rule.direction));
+    row.baseline = Some(mean(&pairs.base).exp());
+    row.current = Some(mean(&pairs.cand).exp());
+    row.change_pct = Some(stats::pct(mean(&d)));
+    row.launches = Some([pairs.n(), pairs.n()]);
+    row.noise = Some(noise);
+    Some((row, Some((shift, pairs))))
+}
+
+/// One scenario's share of an engine-wide test: its pairs, its weight (1 / the variance of a
+/// pair's difference) and its runs on each arm.
+struct Pooled {
+    pairs: Pairs,
+    weight: f64,
+    runs: [usize; 2],
+}
+
+/// The paired engine-wide test of one metric over one model's scenarios: per pair, the
+/// precision-weighted mean of the scenarios' differences (pairs complete in every scenario),
+/// tested like a row. Needs ≥ 2 scenarios.
+fn engine_wide_row(
+    model: &str,
+    metric: &str,
+    scenarios: &[Pooled],
+    cfg: &GateConfig,
+) -> Option<(Row, Shift)> {
+    if scenarios.len() < 2 {
+        return None;
+    }
+    let rule = cfg.rule(metric);
+    let wsum: f64 = scenarios.iter().map(|s| s.weight).sum();
+    let first = &scenarios[0].pairs;
+    let mut z = Vec::new();
+    for id in &first.ids {
+        let mut acc = 0.0;
+        let mut complete = true;
+        for s in scenarios {
+            let p = &s.pairs;
+            match p.ids.iter().position(|x| x == id) {
+                Some(i) => acc += s.weight * (p.cand[i] - p.base[i]),
+                None => complete = false,
+            }
+        }
+        if complete {
+            z.push(acc / wsum);
+        }
+    }
+    if z.is_empty() {
+        return None;
+    }
+    let noise = pair_noise(&z, (1.0 / wsum).sqrt(), cfg.prior_df())?;
+    let shift = shift_of(&z, &noise, orientation(rule.direction));
+    let mut row = blank(model, ENGINE_WIDE, metric, cfg);
+    row.gated = true;
+    row.tolerance_pct = Some(rule.engine_tolerance_pct);
+    row.change_pct = Some(stats::pct(mean(&z)));
+    row.launches = Some([z.len(), z.len()]);
+    row.n_baseline = scenarios.iter().map(|s| s.runs[0]).sum();
+    row.n_current = scenarios.iter().map(|s| s.runs[1]).sum();
+    row.noise = Some(noise);
+    Some((row, shift))
+}
+
+/// Judge the records of an A/B comparison (`arm` and `pair` set) under `cfg`; `look_of(model)`
+/// is the look at which each model is judged (its sequential test), `None` for a single look.
+pub fn evaluate(
+    records: &[ScenarioResult],
+    errors: &[ScenarioError],
+    cfg: &GateConfig,
+    look_of: &dyn Fn(&str) -> Option<Look>,
+    kind: &str,
+    mut base_side: Side,
+    mut cur_side: Side,
+) -> Report {
+    let (base, cand): (Vec<ScenarioResult>, Vec<ScenarioResult>) = records
+        .iter()
+        .filter(|r| r.arm.is_some())
+        .cloned()
+        .partition(|r| r.arm == Some(Arm::Base));
+    let g = Grouped::new(&base, &cand, errors);
+    let mut models: Vec<String> = Vec::new();
+    for (m, _) in &g.order {
+        if !models.contains(m) {
+            models.push(m.clone());
+        }
+    }
+    let metrics = cfg.metric_list();
+    let empty = Vec::new();
+    let mut rows: Vec<Row> = Vec::new();
+    let mut tested: Vec<Tested> = Vec::new();
+    let mut push = |rows: &mut Vec<Row>, row: Row, shift: Option<Shift>| {
+        if let Some(shift) = shift {
+            let (lim_worse, lim_better) = limits(row.direction, row.tolerance_pct.unwrap_or(0.0));
+            let lim_pass = limits(row.direction, cfg.rule(&row.metric).tolerance_pct).0;
+            tested.push(Tested {
+                row: rows.len(),
+                shift,
+                lim_worse,
+                lim_better,
+                lim_pass,
+                n_base: row.launches.map_or(0, |l| l[0]),
+                paired: true,
+            });
+        }
+        rows.push(row);
+    };
+    // Per model and metric: the scenarios' pairs, weights and run counts for the engine-wide test.
+    let mut pooled: BTreeMap<(String, String), Vec<Pooled>> = BTreeMap::new();
+    for key in &g.order {
+        let (model, scenario) = key;
+        let b = g.base.get(key).unwrap_or(&empty);
+        let c = g.cur.get(key).unwrap_or(&empty);
+        if let Some(e) = errors
+            .iter()
+            .find(|e| &e.model == model && &e.scenario == scenario)
+        {
+            let mut row = scenario_row(model, scenario, cfg, e.message.clone());
+            row.n_baseline = b.len();
+            row.n_current = c.len();
+            row.verdict = Verdict::Error;
+            rows.push(row);
+            continue;
+        }
+        if b.is_empty() || c.is_empty() {
+            let mut row = scenario_row(
+                model,
+                scenario,
+                cfg,
+                format!(
+                    "scenario not measured on the {} arm",
+                    if b.is_empty() { "base" } else { "candidate" }
+                ),
+            );
+            row.n_baseline = b.len();
+            row.n_current = c.len();
+            row.verdict = Verdict::Missing;
+            rows.push(row);
+            continue;
+        }
+        for metric in &metrics {
+            let Some((row, test)) = paired_row(key, metric, b, c, cfg) else {
+                continue;
+            };
+            let shift = test.map(|(shift, pairs)| {
+                if cfg.engine_wide_list().contains(metric) {
+                    let sd = row.noise.map_or(0.0, |n| n.sd());
+                    pooled
+                        .entry((model.clone(), metric.clone()))
+                        .or_default()
+                        .push(Pooled {
+                            pairs,
+                            weight: 1.0 / (sd * sd).max(1e-12),
+                            runs: [row.n_baseline, row.n_current],
+                        });
+                }
+                shift
+            });
+            push(&mut rows, row, shift);
+        }
+    }
+    for model in &models {
+        for metric in cfg.engine_wide_list() {
+            let Some(scen) = pooled.get(&(model.clone(), metric.clone())) else {
+                continue;
+            };
+            if let Some((row, shift)) = engine_wide_row(model, &metric, scen, cfg) {
+                push(&mut rows, row, Some(shift));
+            }
+        }
+    }
+    // Rows stay grouped by model: the engine-wide rows after each model's scenarios.
+    let order = |r: &Row| models.iter().position(|m| *m == r.model).unwrap_or(0);
+    let mut idx: Vec<usize> = (0..rows.len()).collect();
+    idx.sort_by_key(|&i| (order(&rows[i]), i));
+    let mut at = vec![0; rows.len()];
+    for (new, &old) in idx.iter().enumerate() {
+        at[old] = new;
+    }
+    let mut rows: Vec<Row> = idx.iter().map(|&i| rows[i].clone()).collect();
+    for t in &mut tested {
+        t.row = at[t.row];
+    }
+
+    // Each model is its own family at α / models, judged at its own look.
+    let share = models.len().max(1) as f64;
+    let mut alphas = Vec::new();
+    for model in &models {
+        let mine: Vec<Tested> = tested
+            .iter()
+            .filter(|t| rows[t.row].model == *model)
+            .copied()
+            .collect();
+        let m_cfg = GateConfig {
+            alpha: Some(cfg.alpha() / share),
+            look: look_of(model),
+            ..cfg.clone()
+        };
+        alphas.push((m_cfg.look_alpha(), m_cfg.look));
+        decide(&mut rows, &mine, &m_cfg);
+    }
+    let counts = count(&rows);
+    let verdict = top_verdict(&rows);
+    fill_side(&mut base_side, &base);
+    fill_side(&mut cur_side, &cand);
+    Report {
+        kind: kind.into(),
+        verdict,
+        counts,
+        rows,
+        baseline: base_side,
+        current: cur_side,
+        method: method_sentence(cfg, models.len(), &alphas),
+        perfgate_version: env!("CARGO_PKG_VERSION").into(),
+        ab: None,
+    }
+}
+
+/// The stopping rule of `perfgate ab`, in one place for the runner and the replay: one model's
+/// records judged at `look` (see [`stop`]).
+pub fn at_look(
+    records: &[ScenarioResult],
+    errors: &[ScenarioError],
+    cfg: &GateConfig,
+    look: Look,
+    kind: &str,
+) -> Report {
+    evaluate(
+        records,
+        errors,
+        cfg,
+        &|_| Some(look),
+        kind,
+        Side::default(),
+        Side::default(),
+    )
+}
+
+/// Why a model's launches stop after a look.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stop {
+    /// The look decided: pass, fail, or error.
+    Decided(TopVerdict),
+    /// Still open, but no open gated row would likely be decided within twice the planned
+    /// pairs, by the rows' own pairs (futility): more pairs would only spend GPU time. Stopping early never raises the
+    /// false-alarm rate; the verdict stays inconclusive.
+    Futile,
+}
+
+/// Whether the model stops after this look (`report` from [`at_look`], `look.of` the planned
+/// pairs).
+pub fn stop(report: &Report, look: Look) -> Option<Stop> {
+    if report.verdict != TopVerdict::Inconclusive {
+        return Some(Stop::Decided(report.verdict));
+    }
+    if look.k >= look.of {
+        return None;
+    }
+    let hopeless = report
+        .rows
+        .iter()
+        .filter(|r| r.gated && r.verdict == Verdict::Inconclusive)
+        .all(|r| {
+            // Judged on the row's own pairs (≥ 3 df), not on the prior alone, and only when
+            // clearly out of reach (the estimate is rough): more than twice the planned pairs.
+            r.noise.is_some_and(|n| n.own_df >= 3.0)
+                && r.launches_needed.is_none_or(|n| n > 2 * look.of)
+        });
+    hopeless.then_some(Stop::Futile)
+}
+
+/// A model that never got a complete pair (the time budget ran out first, or Ctrl-C): one gated
+/// `missing` row saying why, so that the comparison cannot pass without it.
+pub fn not_measured(report: &mut Report, model: &str, why: &str, cfg: &GateConfig) {
+    let mut row = scenario_row(model, "(all scenarios)", cfg, why.to_string());
+    row.verdict = Verdict::Missing;
+    report.rows.push(row);
+    report.counts = count(&report.rows);
+    report.verdict = top_verdict(&report.rows);
+}
+
+/// The paired method in one sentence.
+fn method_sentence(cfg: &GateConfig, models: usize, alphas: &[(f64, Option<Look>)]) -> String {
+    let levels = match alphas {
+        [(a, Some(l))] if l.of > 1 => format!(
+            "α = {} at look {} of {} (α-spending of {})",
+            fmt_prob(*a),
+            l.k,
+            l.of,
+            fmt_prob(cfg.alpha())
+        ),
+        [(a, _)] => format!("α = {}", fmt_prob(*a)),
+        _ => format!(
+            "α = {} per model (Bonferroni over {models} models), each at its own look (α-spending)",
+            fmt_prob(cfg.alpha() / models.max(1) as f64)
+        ),
+    };
+    format!(
+        "Same-runner A/B: the base and candidate engines are launched in pairs, back to back; per \
+         model, scenario and metric each launch gives one value (median of its runs' logs) and \
+         each pair the difference candidate − base on the log scale; a row regresses when the \
+         pairs show it worse than its tolerance δ (one-sided paired t against the shifted null, \
+         the differences' spread shrunk toward a prior worth {} df, Holm across the model's gated \
+         rows, {levels}) and passes when its {}% one-sided bound stays within δ; an engine-wide \
+         test per metric pools each model's scenarios pair by pair.",
+        fmt_prob(cfg.prior_df()),
+        fmt_prob(100.0 * (1.0 - cfg.equivalence_alpha())),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gate::ALL_MODELS;
+
+    fn close(a: f64, b: f64, tol: f64) {
+        assert!((a - b).abs() <= tol, "{a} vs {b} (tol {tol})");
+    }
+
+    const D: [f64; 5] = [0.031, -0.012, 0.045, 0.008, 0.022];
+
+    #[test]
+    fn the_paired_test_matches_scipy() {
+        // Without a prior it is the plain paired t-test:
+        // scipy.stats.ttest_rel(c, b, alternative='greater') = ttest_1samp(D, 0, 'greater').
+        let n = pair_noise(&D, 0.05, 0.0).unwrap();
+        assert_eq!(n.df, 4.0);
+        assert_eq!(n.source, NoiseSource::Pairs);
+        let s = shift_of(&D, &n, 1.0);
+        close(s.p_worse_than(0.0), 0.063_388_608_324_636_22, 1e-10);
+        // Against the shifted null ln(1.05): ttest_1samp(D, log1p(0.05), alternative='greater').
+        close(
+            s.p_worse_than(0.05f64.ln_1p()),
+            0.981_321_101_278_085_8,
+            1e-10,
+        );
+        // ttest_1samp(D, -log1p(0.05), alternative='less'), as "better than δ".
+        close(
+            s.p_better_than(0.05f64.ln_1p()),
+            0.998_852_612_571_911_2,
+            1e-10,
+        );
+
+        // Shrunk toward a prior sd of 0.05 worth 4 df: var = (4·0.05² + SS) / (4 + 4), 8 df;
+        // t.sf((mean − log1p(0.05)) / sqrt(var/5), 8) and the 95 % upper bound.
+        let n = pair_noise(&D, 0.05, 4.0).unwrap();
+        close(n.sd(), 0.038_585_619_082_761_92, 1e-12);
+        assert_eq!(n.df, 8.0);
+        let s = shift_of(&D, &n, 1.0);
+        close(
+            s.p_worse_than(0.05f64.ln_1p()),
+            0.939_790_927_960_718_5,
+            1e-10,
+        );
+        close(s.upper(0.05), 0.050_888_385_936_501_08, 1e-10);
+    }
+
+    #[test]
+    fn one_pair_is_judged_on_the_prior_and_outlying_pairs_are_set_aside() {
+        let n = pair_noise(&[0.1], 0.05, 4.0).unwrap();
+        assert_eq!(n.source, NoiseSource::Prior);
+        close(n.sd(), 0.05, 1e-12);
+        // Five close pairs and one far off: the far one does not inflate the spread.
+        let d = [0.01, 0.012, 0.009, 0.011, 0.010, 0.4];
+        let n = pair_noise(&d, 0.05, 0.0).unwrap();
+        assert_eq!(n.outliers, 1);
+        assert!(n.sd() < 0.002, "{}", n.sd());
+    }
+
+    /// A record of `arm` in pair `p` with latencies × `lat` and throughputs ÷ `lat`.
+    fn rec(model: &str, scen_n: u64, arm: Arm, p: u32, lat: f64) -> ScenarioResult {
+        let mut r = crate::report::sample::record(model, scen_n, 1.0 / lat, lat);
+        r.arm = Some(arm);
+        r.pair = Some(p);
+        r.launch_id = Some(format!("L{}{}", p, arm.as_str()));
+        r.run_index = p;
+        r
+    }
+
+    /// Pairs of two scenarios: the machine drifts by `drift` per pair (both arms alike), the
+    /// arms differ by `wiggle[p]` (±) and the candidate is `change` slower.
+    fn pairs(n: u32, drift: f64, change: f64) -> Vec<ScenarioResult> {
+        let wiggle = [0.004, -0.006, 0.002, 0.005, -0.003, -0.002, 0.006, -0.004];
+        let mut out = Vec::new();
+        for p in 0..n {
+            let m = (1.0 + drift).powi(p as i32);
+            let w = wiggle[p as usize % wiggle.len()];
+            for scen in [100, 200] {
+                out.push(rec("m", scen, Arm::Base, p, m));
+                out.push(rec("m", scen, Arm::Candidate, p, m * (1.0 + w) * change));
+            }
+        }
+        out
+    }
+
+    fn judge(recs: &[ScenarioResult], look: Option<Look>) -> Report {
+        evaluate(
+            recs,
+            &[],
+            &GateConfig::default(),
+            &|_| look,
+            "ab",
+            Side::default(),
+            Side::default(),
+        )
+    }
+
+    #[test]
+    fn drift_shared_by_the_arms_cancels_in_the_pairs() {
+        // 6 pairs on a machine slowing 4 % per pair: the paired test passes every gated row...
+        let recs = pairs(6, 0.04, 1.0);
+        let r = judge(&recs, None);
+        assert_eq!(r.verdict, TopVerdict::Pass, "{:#?}", r.rows);
+        assert!(r.rows.iter().all(|r| r.model != ALL_MODELS));
+        // ...while comparing the same launches unpaired (base arm as the baseline) cannot: the
+        // drift is 20 % from first to last pair.
+        let (b, c): (Vec<_>, Vec<_>) = recs.iter().cloned().partition(|r| r.arm == Some(Arm::Base));
+        let unpaired = crate::gate::evaluate(
+            &b,
+            &c,
+            &[],
+            &GateConfig::default(),
+            "check",
+            Side::default(),
+            Side::default(),
+        );
+        assert_ne!(unpaired.verdict, TopVerdict::Pass);
+    }
+
+    #[test]
+    fn a_slower_candidate_regresses_and_the_engine_wide_test_sees_it() {
+        let r = judge(&pairs(5, 0.02, 1.15), None);
+        assert_eq!(r.verdict, TopVerdict::Fail);
+        let row = |scen: &str, metric: &str| {
+            r.rows
+                .iter()
+                .find(|x| x.scenario == scen && x.metric == metric)
+                .unwrap()
+        };
+        let ttft = row(ENGINE_WIDE, "median_ttft_ms");
+        assert_eq!(ttft.verdict, Verdict::Regressed, "{ttft:#?}");
+        assert_eq!(ttft.launches, Some([5, 5]));
+        close(ttft.change_pct.unwrap(), 15.0, 1.0);
+        let thr = row("random-in1024-out128-n100", "output_throughput");
+        assert!(thr.change_pct.unwrap() < -12.0, "{thr:#?}");
+        assert!(
+            thr.note.as_deref().unwrap().contains("own pairs"),
+            "{thr:#?}"
+        );
+    }
+
+    #[test]
+    fn an_open_row_says_how_many_pairs_would_decide_it_and_later_looks_are_stricter() {
+        // A 7 % slowdown on 2 pairs: not shown worse than the 10 % tolerance, nor within it.
+        let recs = pairs(2, 0.0, 1.07);
+        let r = judge(&recs, None);
+        let open: Vec<&Row> = r
+            .rows
+            .iter()
+            .filter(|x| x.gated && x.verdict == Verdict::Inconclusive)
+            .collect();
+        assert!(!open.is_empty(), "{:#?}", r.rows);
+        for x in &open {
+            if let Some(n) = x.launches_needed {
+                assert!(n >= 3, "{x:#?}");
+            }
+        }
+        // The same data at look 2 of 10 is judged at a smaller α than as a single look.
+        let late = judge(&recs, Some(Look { k: 2, of: 10 }));
+        assert!(late.method.contains("look 2 of 10"), "{}", late.method);
+        let p = |rep: &Report| {
+            rep.rows
+                .iter()
+                .filter(|x| x.gated && x.verdict == Verdict::Regressed)
+                .count()
+        };
+        assert!(p(&late) <= p(&r));
+    }
+
+    #[test]
+    fn incomplete_pairs_and_records_without_an_arm_are_left_out() {
+        let mut recs = pairs(3, 0.0, 1.0);
+        // Pair 3 measured on the base arm only (the candidate's launch failed).
+        recs.push(rec("m", 100, Arm::Base, 3, 1.5));
+        let mut stray = rec("m", 100, Arm::Base, 0, 9.0);
+        stray.arm = None;
+        recs.push(stray);
+        let r = judge(&recs, None);
+        let thr = r
+            .rows
+            .iter()
+            .find(|x| x.scenario == "random-in1024-out128-n100" && x.metric == "median_ttft_ms")
+            .unwrap();
+        assert_eq!(thr.launches, Some([3, 3]));
+        close(thr.change_pct.unwrap(), 0.0, 1.0);
+    }
+
+    #[test]
+    fn models_share_alpha_and_an_unmeasured_model_keeps_the_check_from_passing() {
+        let mut recs = pairs(4, 0.0, 1.0);
+        recs.extend(pairs(4, 0.0, 1.0).into_iter().map(|mut r| {
+            r.model = "m2".into();
+            r
+        }));
+        let mut r = judge(&recs, None);
+        assert!(
+            r.method.contains("Bonferroni over 2 models"),
+            "{}",
+            r.method
+        );
+        assert_eq!(r.verdict, TopVerdict::Pass, "{:#?}", r.rows);
+        not_measured(
+            &mut r,
+            "m3",
+            "not run: the time budget was spent",
+            &GateConfig::default(),
+        );
+        assert_eq!(r.verdict, TopVerdict::Inconclusive);
+        assert_eq!(r.counts.missing, 1);
+    }
+
+    #[test]
+    fn an_error_names_the_arm_and_fails_the_model() {
+        let recs = pairs(2, 0.0, 1.0);
+        let errors = [ScenarioError {
+            model: "m".into(),
+            scenario: "random-in1024-out128-n200".into(),
+            message: "candidate engine (pair 3): the engine exited with status 1".into(),
+        }];
+        let r = evaluate(
+            &recs,
+            &errors,
+            &GateConfig::default(),
+            &|_| None,
+            "ab",
+            Side::default(),
+            Side::default(),
+        );
+        assert_eq!(r.verdict, TopVerdict::Error);
+        let e = r.rows.iter().find(|x| x.verdict == Verdict::Error).unwrap();
+        assert!(e.note.as_deref().unwrap().starts_with("candidate engine"));
+    }
+
+    #[test]
+    fn a_model_stops_when_decided_or_when_its_open_rows_cannot_be_decided_in_time() {
+        let look = |k, of| Look { k, of };
+        // Decided: a clear regression.
+        let r = judge(&pairs(5, 0.0, 1.5), Some(look(5, 10)));
+        assert_eq!(stop(&r, look(5, 10)), Some(Stop::Decided(TopVerdict::Fail)));
+        // A 9 % slowdown against a 10 % tolerance on quiet pairs: open, and would need far more
+        // pairs than planned: futile once the rows' own pairs say so.
+        let recs = pairs(4, 0.0, 1.09);
+        let r = judge(&recs, Some(look(4, 20)));
+        assert_eq!(r.verdict, TopVerdict::Inconclusive, "{:#?}", r.rows);
+        let open: Vec<_> = r
+            .rows
+            .iter()
+            .filter(|x| x.gated && x.verdict == Verdict::Inconclusive)
+            .map(|x| {
+                (
+                    &x.scenario,
+                    &x.metric,
+                    x.launches_needed,
+                    x.noise.map(|n| n.own_df),
+                )
+            })
+            .collect();
+        // The engine-wide throughput test would likely be decided with 5 pairs in all: with 6
+        // planned it is worth going on; once no open row fits in 2 × 6, it is not.
+        assert_eq!(stop(&r, look(4, 6)), None, "{open:?}");
+        let mut hopeless = r.clone();
+        for row in &mut hopeless.rows {
+            if row.launches_needed.is_some_and(|n| n <= 12) {
+                row.launches_needed = Some(13);
+            }
+        }
+        assert_eq!(stop(&hopeless, look(4, 6)), Some(Stop::Futile), "{open:?}");
+        // Rows judged on 2 own df are never given up: after 3 pairs, keep going.
+        let mut early = judge(&pairs(3, 0.0, 1.09), Some(look(3, 6)));
+        for row in &mut early.rows {
+            row.launches_needed = row.launches_needed.map(|_| 40);
+        }
+        assert_eq!(stop(&early, look(2, 6)), None);
+        // At the last look the loop ends anyway.
+        assert_eq!(stop(&hopeless, look(6, 6)), None);
+    }
+}

@@ -1,0 +1,367 @@
+//! `perfgate ab` end to end: two arms of the fake engine (identical, or the candidate slower),
+//! an arm that cannot start, a time budget, and on the CPU engine (llama.cpp) the same against
+//! itself and against the slowed launcher of the quickstart.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::engine::engine_available;
+use crate::support::{free_port, wait_with_limit, word_tokenizer_json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_perfgate");
+
+/// A suite of two small scenarios on the fake engine, gated like the CPU suite (median TTFT
+/// and output throughput with wide tolerances: the test machine is shared and small).
+fn fake_suite(ttft_ms: u64) -> String {
+    format!(
+        r#"schema_version = 1
+[engine]
+name = "custom"
+[engine.launch]
+preset = "custom"
+command = '''{}'''
+[gate]
+gated = ["median_ttft_ms", "output_throughput", "success_rate"]
+[gate.metrics.median_ttft_ms]
+tolerance_pct = 60.0
+noise_pct = 15.0
+[gate.metrics.output_throughput]
+tolerance_pct = 30.0
+noise_pct = 10.0
+[[models]]
+name = "model-a"
+[[models.scenarios]]
+id = "random-in16-out8-n8-c4"
+[models.scenarios.params]
+dataset_name = "random"
+num_prompts = 8
+random_input_len = 16
+random_output_len = 8
+max_concurrency = 4
+[[models.scenarios]]
+id = "random-in16-out16-n8-c2"
+[models.scenarios.params]
+dataset_name = "random"
+num_prompts = 8
+random_input_len = 16
+random_output_len = 16
+max_concurrency = 2
+"#,
+        fake_cmd(ttft_ms)
+    )
+}
+
+fn fake_cmd(ttft_ms: u64) -> String {
+    format!(
+        "exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms {ttft_ms} --itl-ms 2"
+    )
+}
+
+struct Ab {
+    code: i32,
+    stderr: String,
+    report: Value,
+    out: std::path::PathBuf,
+}
+
+fn ab(dir: &Path, suite: &str, extra: &[&str], limit: Duration) -> Ab {
+    let file = dir.join("suite.toml");
+    std::fs::write(&file, suite).unwrap();
+    let out = dir.join("out");
+    let tok = word_tokenizer_json(dir);
+    let port = free_port().to_string();
+    let child = std::process::Command::new(BIN)
+        .args(["ab", "--suite"])
+        .arg(&file)
+        .arg("--output-dir")
+        .arg(&out)
+        .arg("--tokenizer")
+        .arg(&tok)
+        .args(["--port", &port, "--stop-grace", "2", "--color", "never"])
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait_with_limit(child, limit, "perfgate ab");
+    let report = std::fs::read_to_string(out.join("report.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    Ab {
+        code: o.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        report,
+        out,
+    }
+}
+
+fn gated<'a>(report: &'a Value, verdict: &str) -> Vec<&'a Value> {
+    report["rows"]
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter(|r| r["gated"] == true && r["verdict"] == verdict)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn identical_arms_pass_and_say_what_they_cost() {
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let r = ab(
+        dir.path(),
+        &fake_suite(20),
+        &[
+            "--max-launches",
+            "6",
+            "--base-label",
+            "main",
+            "--label",
+            "pr",
+        ],
+        Duration::from_secs(120),
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.report["verdict"], "pass", "{:#}", r.report);
+    let ab = &r.report["ab"];
+    assert_eq!(ab["base"], "main");
+    assert_eq!(ab["candidate"], "pr");
+    assert_eq!(ab["order"], "abba");
+    let m = &ab["models"][0];
+    let pairs = m["pairs"].as_u64().unwrap();
+    assert!((1..=6).contains(&pairs), "{m:#}");
+    assert_eq!(m["launches"].as_u64().unwrap(), 2 * pairs);
+    assert!(m["gpu_minutes"].as_f64().unwrap() > 0.0, "{m:#}");
+    assert!(
+        m["stopped"].as_str().unwrap().starts_with("passed after"),
+        "{m:#}"
+    );
+    // Records carry their arm and pair; ABBA: pair 1 base first, pair 2 candidate first.
+    let recs = perfgate::record::read_jsonl(&r.out.join("results.jsonl")).unwrap();
+    assert_eq!(recs.len() as u64, 2 * 2 * pairs);
+    let first_of_pair = |p: u32| recs.iter().find(|x| x.pair == Some(p)).unwrap().arm;
+    assert_eq!(first_of_pair(0), Some(perfgate::record::Arm::Base));
+    if pairs > 1 {
+        assert_eq!(first_of_pair(1), Some(perfgate::record::Arm::Candidate));
+    }
+    // Each arm has its own engine log.
+    assert!(r.out.join("logs/model-a.base.log").is_file());
+    assert!(r.out.join("logs/model-a.candidate.log").is_file());
+    let md = std::fs::read_to_string(r.out.join("report.md")).unwrap();
+    assert!(
+        md.contains(&format!(
+            "A/B on this runner: base main, candidate pr, {pairs} pair(s)"
+        )),
+        "{md}"
+    );
+    assert!(md.contains("GPU-minutes"), "{md}");
+    let html = std::fs::read_to_string(r.out.join("report.html")).unwrap();
+    assert!(
+        html.contains("<ul id=\"ab\"><li>A&#x2f;B on this runner: base main, candidate pr"),
+        "{html}"
+    );
+}
+
+#[test]
+fn a_slower_candidate_fails_on_its_ttft_rows() {
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let slow = fake_cmd(80);
+    let r = ab(
+        dir.path(),
+        &fake_suite(20),
+        &["--max-launches", "6", "--engine-cmd", &slow],
+        Duration::from_secs(120),
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.report["verdict"], "fail");
+    let regressed = gated(&r.report, "regressed");
+    assert!(!regressed.is_empty());
+    assert!(
+        regressed
+            .iter()
+            .all(|x| x["metric"] == "median_ttft_ms" || x["metric"] == "output_throughput"),
+        "{regressed:#?}"
+    );
+    assert!(regressed.iter().any(|x| x["metric"] == "median_ttft_ms"));
+    let m = &r.report["ab"]["models"][0];
+    assert!(
+        m["stopped"]
+            .as_str()
+            .unwrap()
+            .starts_with("regressed after"),
+        "{m:#}"
+    );
+    assert!(m["pairs"].as_u64().unwrap() < 6, "{m:#}");
+}
+
+#[test]
+fn a_candidate_that_cannot_start_is_an_error_naming_its_arm_and_keeps_the_records() {
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let r = ab(
+        dir.path(),
+        &fake_suite(20),
+        &[
+            "--max-launches",
+            "3",
+            "--engine-cmd",
+            "echo the candidate build is broken; exit 7",
+            "--start-timeout",
+            "20",
+        ],
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    assert_eq!(r.report["verdict"], "error");
+    let errors = gated(&r.report, "error");
+    assert_eq!(errors.len(), 2, "{:#}", r.report);
+    for e in &errors {
+        let note = e["note"].as_str().unwrap();
+        assert!(note.starts_with("candidate engine (pair 1)"), "{note}");
+        assert!(note.contains("the candidate build is broken"), "{note}");
+    }
+    // The base arm's launch of pair 1 ran and its records are kept.
+    let recs = perfgate::record::read_jsonl(&r.out.join("results.jsonl")).unwrap();
+    assert_eq!(recs.len(), 2);
+    assert!(recs
+        .iter()
+        .all(|x| x.arm == Some(perfgate::record::Arm::Base)));
+    let m = &r.report["ab"]["models"][0];
+    assert!(
+        m["stopped"]
+            .as_str()
+            .unwrap()
+            .contains("candidate engine failed in pair 1"),
+        "{m:#}"
+    );
+}
+
+#[test]
+fn a_spent_time_budget_stops_at_a_scenario_boundary_and_never_passes() {
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    // 0.001 min: spent before the first scenario of the first launch starts.
+    let r = ab(
+        dir.path(),
+        &fake_suite(20),
+        &["--max-minutes", "0.001", "--fail-on", "inconclusive"],
+        Duration::from_secs(60),
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.report["verdict"], "inconclusive");
+    let m = &r.report["ab"]["models"][0];
+    assert_eq!(m["pairs"], 0);
+    assert!(
+        m["stopped"].as_str().unwrap().contains("time budget"),
+        "{m:#}"
+    );
+    assert_eq!(r.report["ab"]["max_minutes"], 0.001);
+    assert!(
+        r.stderr.contains("no further scenario starts"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn dry_run_prints_both_arms() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("suite.toml");
+    std::fs::write(&file, fake_suite(20)).unwrap();
+    let o = std::process::Command::new(BIN)
+        .args(["ab", "--dry-run", "--suite"])
+        .arg(&file)
+        .args([
+            "--engine-cmd",
+            "my-pr-engine --port {port}",
+            "--label",
+            "pr-7",
+        ])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("# base arm (the suite's engine)"), "{text}");
+    assert!(text.contains("# candidate arm (pr-7)"), "{text}");
+    assert!(text.contains("my-pr-engine --port"), "{text}");
+    assert!(text.contains("fake-server --port"), "{text}");
+}
+
+/// The quickstart's slowed launcher: the same engine pinned to one core that a busy loop
+/// shares with it (see scripts/quickstart.sh).
+const SLOW_CMD: &str = concat!(
+    "taskset -c 0 python3 -c \"while True: pass\" & exec taskset -c 0 \"$PERFGATE_LLAMACPP_PYTHON\" ",
+    "\"$PERFGATE_LLAMACPP_LAUNCHER\" --model \"$PERFGATE_MODEL\" --alias {served_model_name} ",
+    "--host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache"
+);
+
+fn cpu_ab(dir: &Path, extra: &[&str]) -> Ab {
+    let suite = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/cpu-llamacpp.toml"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(dir).unwrap();
+    let file = dir.join("suite.toml");
+    std::fs::write(&file, suite).unwrap();
+    let out = dir.join("out");
+    let port = free_port().to_string();
+    let child = std::process::Command::new(BIN)
+        .args(["ab", "--suite"])
+        .arg(&file)
+        .arg("--output-dir")
+        .arg(&out)
+        .args(["--port", &port, "--color", "never", "--max-launches", "6"])
+        .args(extra)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait_with_limit(child, Duration::from_secs(600), "perfgate ab (CPU engine)");
+    let report = std::fs::read_to_string(out.join("report.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or(Value::Null);
+    Ab {
+        code: o.status.code().unwrap_or(-1),
+        stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        report,
+        out,
+    }
+}
+
+#[test]
+fn on_the_cpu_engine_ab_passes_against_itself_and_fails_the_slowed_engine() {
+    if !engine_available() {
+        return;
+    }
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let same = cpu_ab(&dir.path().join("same"), &[]);
+    assert_eq!(same.code, 0, "{}\n{:#}", same.stderr, same.report);
+    assert_eq!(same.report["verdict"], "pass", "{:#}", same.report);
+    let slowed = cpu_ab(&dir.path().join("slowed"), &["--engine-cmd", SLOW_CMD]);
+    assert_eq!(slowed.code, 1, "{}\n{:#}", slowed.stderr, slowed.report);
+    let regressed = gated(&slowed.report, "regressed");
+    assert!(
+        regressed
+            .iter()
+            .any(|r| r["metric"] == "median_ttft_ms" || r["metric"] == "output_throughput"),
+        "{:#}",
+        slowed.report
+    );
+    for r in [&same, &slowed] {
+        let m = &r.report["ab"]["models"][0];
+        eprintln!(
+            "cpu ab: verdict {} after {} pair(s), {:.2} GPU-min: {}",
+            r.report["verdict"], m["pairs"], m["gpu_minutes"], m["stopped"]
+        );
+    }
+}
