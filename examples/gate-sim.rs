@@ -6,15 +6,28 @@
 //! engine-wide tests that PASS, and the share of checks that FAIL when the candidate engine is
 //! 5 % slower everywhere (throughputs × 0.95, latencies ÷ 0.95) or in one scenario only.
 //!
-//! `cargo run --release --example gate-sim -- [--trials N] [--seed S] [--noise-scale K]`
+//! `cargo run --release --example gate-sim -- [--trials N] [--seed S] [--noise-scale K] [--ab 1]
+//! [--alpha A] [--thr-tolerance PCT]`
+//!
+//! With `--ab 1` it simulates `perfgate ab` instead: per model, pairs of a base and a candidate
+//! launch whose log values share a pair effect (correlation ρ between the arms of a pair: drift
+//! and machine state common to both; ρ = 0 when launches are independent, as on the corpus), each
+//! model judged after each pair at its look (α / 6 models, as the gate shares it) until decided or
+//! out of pairs. It prints false alarms, whole-check PASS, the mean pairs per model, and the share
+//! of checks that FAIL (with the mean pairs of the failing model) when one scenario of one model is
+//! slower. `--thr-tolerance` sets the throughput tolerance δ (default 5 %; the engine-wide one is
+//! 0.4 δ, as in the defaults). `--one-scenario K` picks the slowed scenario of model 0 (default 0,
+//! prefill-heavy, throughput noise 7.4 %; 2 is the Poisson one, 2.4 %). `--noise-scale` applies to
+//! the stored-baseline table only.
 //!
 //! Noise per scenario shape (sd of the log value of one launch, %), cycled over the suite's four
 //! scenarios (prefill-heavy, decode-heavy, Poisson, prefill-heavy again), each metric drawn
 //! independently per launch. `--noise-scale` multiplies every sd (0.5 = runs long enough to
 //! halve the noise).
 
-use perfgate::gate::{evaluate, GateConfig, Side, TopVerdict, Verdict};
-use perfgate::record::ScenarioResult;
+use perfgate::gate::replay::sequential_ab;
+use perfgate::gate::{evaluate, GateConfig, MetricGate, Side, TopVerdict, Verdict};
+use perfgate::record::{Arm, ScenarioResult};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -42,6 +55,147 @@ const LATENCIES: [&str; 5] = [
 
 fn z(rng: &mut StdRng) -> f64 {
     StandardNormal.sample(rng)
+}
+
+/// One pair's two launches (base, candidate) of one row: a pair effect shared by both arms with
+/// weight √ρ, each arm's own with √(1 − ρ); the candidate `slower`.
+fn pair_of(
+    model: usize,
+    scen: usize,
+    p: u32,
+    rho: f64,
+    slower: f64,
+    rng: &mut StdRng,
+) -> [ScenarioResult; 2] {
+    let sd = SHAPES[scen % 3];
+    let shared: Vec<f64> = (0..6).map(|_| z(rng)).collect();
+    let arm = |slower: f64, arm: Arm, rng: &mut StdRng| {
+        let e: Vec<f64> = (0..6)
+            .map(|i| sd[i] / 100.0 * (rho.sqrt() * shared[i] + (1.0 - rho).sqrt() * z(rng)))
+            .collect();
+        let mut r = record(model, scen, p as usize, e[0].exp() / slower);
+        for (i, m) in LATENCIES.iter().enumerate() {
+            r.stats
+                .insert(m.to_string(), 500.0 * e[i + 1].exp() * slower);
+        }
+        r.arm = Some(arm);
+        r.pair = Some(p);
+        r.launch_id = Some(format!("P{p}{}", arm.as_str()));
+        r
+    };
+    [arm(1.0, Arm::Base, rng), arm(slower, Arm::Candidate, rng)]
+}
+
+fn record(model: usize, scen: usize, launch: usize, t: f64) -> ScenarioResult {
+    let n = 100 * (scen as u64 + 1);
+    ScenarioResult {
+        run_index: launch as u32,
+        launch_id: Some(format!("L{launch}")),
+        duration: 100.0 / t,
+        total_output_tokens: 128 * n,
+        request_throughput: n as f64 / 100.0 * t,
+        output_throughput: 128.0 * n as f64 / 100.0 * t,
+        ..ScenarioResult::synthetic(&format!("org/model-{model}"), n, 1024, 128 << scen)
+    }
+}
+
+struct AbCell {
+    fail: f64,
+    pass: f64,
+    /// Gated rows (and engine-wide tests) that PASS at the last look.
+    row_pass: f64,
+    mean_pairs: f64,
+    /// Mean pairs of the model that failed, over the checks that failed.
+    pairs_to_fail: f64,
+}
+
+/// `trials` simulated `perfgate ab` checks of the 24-row suite; `slower` hits model 0's
+/// scenario `scen` (or every scenario of every model with `None`).
+fn ab_cell(
+    rho: f64,
+    max_pairs: u32,
+    slower: f64,
+    scen: Option<usize>,
+    cfg: &GateConfig,
+    trials: usize,
+    seed: u64,
+) -> AbCell {
+    let mut rng = StdRng::seed_from_u64(seed);
+    // Each model is its own sequential test at α / models (what the gate gives it in a suite).
+    let model_cfg = GateConfig {
+        alpha: Some(cfg.alpha() / MODELS as f64),
+        ..cfg.clone()
+    };
+    let (mut fails, mut passes, mut pairs, mut pairs_fail) = (0usize, 0usize, 0u64, 0u64);
+    let (mut rows, mut row_pass) = (0usize, 0usize);
+    for _ in 0..trials {
+        let (mut any_fail, mut all_pass) = (false, true);
+        for m in 0..MODELS {
+            let mut pair = |p: u32| -> Vec<ScenarioResult> {
+                (0..SCENARIOS)
+                    .flat_map(|s| {
+                        let hit = match scen {
+                            None => true,
+                            Some(k) => m == 0 && s == k,
+                        };
+                        pair_of(m, s, p, rho, if hit { slower } else { 1.0 }, &mut rng)
+                    })
+                    .collect()
+            };
+            let end = sequential_ab(&mut pair, max_pairs, &model_cfg);
+            pairs += u64::from(end.pairs);
+            rows += end.rows;
+            row_pass += end.pass;
+            if end.verdict == TopVerdict::Fail && !any_fail {
+                any_fail = true;
+                pairs_fail += u64::from(end.pairs);
+            }
+            all_pass &= end.verdict == TopVerdict::Pass;
+        }
+        fails += usize::from(any_fail);
+        passes += usize::from(all_pass);
+    }
+    AbCell {
+        fail: fails as f64 / trials as f64,
+        pass: passes as f64 / trials as f64,
+        row_pass: row_pass as f64 / rows.max(1) as f64,
+        mean_pairs: pairs as f64 / (trials * MODELS) as f64,
+        pairs_to_fail: pairs_fail as f64 / fails.max(1) as f64,
+    }
+}
+
+fn ab_table(trials: usize, seed: u64, cfg: &GateConfig, one: usize) {
+    println!("| ρ | most pairs | false alarms | PASS | gated rows PASS | mean pairs per model | 5 % slower everywhere: FAIL · pairs | 5 % slower, one scenario: FAIL · pairs | 10 % slower, one scenario: FAIL · pairs |");
+    println!("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
+    let pc = |v: f64| format!("{:.1} %", v * 100.0);
+    let designs = [
+        (0.0, 10),
+        (0.0, 20),
+        (0.0, 40),
+        (0.5, 10),
+        (0.5, 20),
+        (0.8, 10),
+    ];
+    for (i, (rho, max)) in designs.iter().enumerate() {
+        let s = seed.wrapping_mul(1000).wrapping_add(500 + i as u64 * 10);
+        let same = ab_cell(*rho, *max, 1.0, Some(0), cfg, trials, s);
+        let all5 = ab_cell(*rho, *max, 1.0 / 0.95, None, cfg, trials, s + 1);
+        let one5 = ab_cell(*rho, *max, 1.0 / 0.95, Some(one), cfg, trials, s + 2);
+        let one10 = ab_cell(*rho, *max, 1.0 / 0.9, Some(one), cfg, trials, s + 3);
+        println!(
+            "| {rho} | {max} | {} | {} | {} | {:.2} | {} · {:.1} | {} · {:.1} | {} · {:.1} |",
+            pc(same.fail),
+            pc(same.pass),
+            pc(same.row_pass),
+            same.mean_pairs,
+            pc(all5.fail),
+            all5.pairs_to_fail,
+            pc(one5.fail),
+            one5.pairs_to_fail,
+            pc(one10.fail),
+            one10.pairs_to_fail,
+        );
+    }
 }
 
 /// One launch's record of one row; `slower`: the engine's slowdown factor (1 = unchanged).
@@ -73,12 +227,18 @@ fn launch(
 }
 
 /// `slower` applies to every scenario, or to model 0 × scenario 0 only when `one`.
-fn side(n: usize, scale: f64, slower: f64, one: bool, rng: &mut StdRng) -> Vec<ScenarioResult> {
+fn side(
+    n: usize,
+    scale: f64,
+    slower: f64,
+    one: Option<usize>,
+    rng: &mut StdRng,
+) -> Vec<ScenarioResult> {
     let mut out = Vec::new();
     for l in 0..n {
         for m in 0..MODELS {
             for s in 0..SCENARIOS {
-                let f = if !one || (m == 0 && s == 0) {
+                let f = if one.is_none_or(|k| m == 0 && s == k) {
                     slower
                 } else {
                     1.0
@@ -95,18 +255,24 @@ struct Cell {
     pass_share: f64,
 }
 
-fn cell(d: (usize, usize), slower: f64, one: bool, trials: usize, scale: f64, seed: u64) -> Cell {
+struct Sim {
+    trials: usize,
+    scale: f64,
+    cfg: GateConfig,
+}
+
+fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64) -> Cell {
     let mut rng = StdRng::seed_from_u64(seed);
-    let cfg = GateConfig::default();
+    let (trials, scale, cfg) = (sim.trials, sim.scale, &sim.cfg);
     let (mut fails, mut rows, mut pass) = (0usize, 0usize, 0usize);
     for _ in 0..trials {
-        let base = side(d.0, scale, 1.0, false, &mut rng);
+        let base = side(d.0, scale, 1.0, None, &mut rng);
         let cur = side(d.1, scale, slower, one, &mut rng);
         let rep = evaluate(
             &base,
             &cur,
             &[],
-            &cfg,
+            cfg,
             "sim",
             Side::default(),
             Side::default(),
@@ -129,6 +295,7 @@ fn cell(d: (usize, usize), slower: f64, one: bool, trials: usize, scale: f64, se
 
 fn main() {
     let (mut trials, mut seed, mut scale) = (300usize, 42u64, 1.0f64);
+    let (mut ab, mut cfg, mut one) = (false, GateConfig::default(), 0usize);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -141,23 +308,50 @@ fn main() {
             "--trials" => trials = v as usize,
             "--seed" => seed = v as u64,
             "--noise-scale" => scale = v,
+            "--ab" => ab = v != 0.0,
+            "--one-scenario" => one = v as usize,
+            "--alpha" => cfg.alpha = Some(v),
+            "--thr-tolerance" => {
+                cfg.metrics.insert(
+                    "output_throughput".into(),
+                    MetricGate {
+                        tolerance_pct: Some(v),
+                        engine_tolerance_pct: Some(0.4 * v),
+                        ..Default::default()
+                    },
+                );
+            }
             other => panic!("unknown argument {other}"),
         }
     }
     println!(
         "{trials} trials per cell, seed {seed}, corpus noise × {scale}; 24-row suite (6 models × 4 scenarios)\n"
     );
+    if ab {
+        ab_table(trials, seed, &cfg, one);
+        return;
+    }
+    let sim = Sim { trials, scale, cfg };
     println!("| launches (base × cand) | false alarms | gated rows PASS | 5 % slower everywhere | 5 % slower in one scenario | 10 % slower everywhere |");
     println!("|---|--:|--:|--:|--:|--:|");
-    for (i, d) in [(1, 1), (2, 2), (3, 3), (5, 5), (8, 3), (10, 10)]
-        .iter()
-        .enumerate()
+    for (i, d) in [
+        (1, 1),
+        (2, 2),
+        (3, 3),
+        (5, 5),
+        (8, 3),
+        (10, 10),
+        (20, 20),
+        (40, 40),
+    ]
+    .iter()
+    .enumerate()
     {
         let s = seed.wrapping_mul(1000).wrapping_add(i as u64 * 10);
-        let same = cell(*d, 1.0, false, trials, scale, s);
-        let all5 = cell(*d, 1.0 / 0.95, false, trials, scale, s + 1);
-        let one5 = cell(*d, 1.0 / 0.95, true, trials, scale, s + 2);
-        let all10 = cell(*d, 1.0 / 0.9, false, trials, scale, s + 3);
+        let same = cell(*d, 1.0, None, &sim, s);
+        let all5 = cell(*d, 1.0 / 0.95, None, &sim, s + 1);
+        let one5 = cell(*d, 1.0 / 0.95, Some(one), &sim, s + 2);
+        let all10 = cell(*d, 1.0 / 0.9, None, &sim, s + 3);
         let pc = |v: f64| format!("{:.1} %", v * 100.0);
         println!(
             "| {} × {} | {} | {} | {} | {} | {} |",

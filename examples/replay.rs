@@ -12,12 +12,14 @@
 //! - power: the share of checks that FAIL when the candidate's launches are made slower by a
 //!   known factor, uniformly (engine-wide) or in one scenario;
 //!
-//! then checks each changed engine's launches (default `b2`) against a baseline of all
-//! unchanged ones, as `perfgate check` would.
+//! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
+//! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
+//! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
+//! `b2`) against a baseline of all unchanged ones, as `perfgate check` would.
 
 use std::path::{Path, PathBuf};
 
-use perfgate::gate::replay::{replay, Change, Design, Launch, Tally};
+use perfgate::gate::replay::{replay, replay_ab, AbTally, Change, Design, Launch, Tally};
 use perfgate::gate::{evaluate, GateConfig, Side, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
 
@@ -129,6 +131,55 @@ fn main() {
                 );
             }
         }
+    }
+
+    println!();
+    println!("perfgate ab on the same launches (paired, sequential; {max_splits} permutations per cell):");
+    println!();
+    println!("| most pairs | false alarms | PASS | mean pairs (unchanged) | 5 % slower, all: FAIL · mean pairs | 5 % slower, one scenario (worst/best) | 10 % slower, one scenario (worst/best) | 20 % slower, one scenario (worst/best) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for max_pairs in 2..=(a.len() as u32 / 2) {
+        let run = |change: &Change, seed: u64| -> AbTally {
+            replay_ab(&a, max_pairs, change, &cfg, max_splits, seed)
+        };
+        let same = run(&Change::None, 11);
+        let all5 = run(
+            &Change::Slower {
+                pct: 5.0,
+                scenario: None,
+            },
+            12,
+        );
+        let one = |pct: f64| -> (f64, f64) {
+            scenarios
+                .iter()
+                .map(|s| {
+                    run(
+                        &Change::Slower {
+                            pct,
+                            scenario: Some(s.clone()),
+                        },
+                        13,
+                    )
+                    .fail_rate()
+                })
+                .fold((1.0f64, 0.0f64), |(l, h), x| (l.min(x), h.max(x)))
+        };
+        let (o5, o10, o20) = (one(5.0), one(10.0), one(20.0));
+        println!(
+            "| {max_pairs} | {} | {} | {:.2} | {} · {:.2} | {} / {} | {} / {} | {} / {} |",
+            pct(same.fail_rate()),
+            pct(same.pass_rate()),
+            same.mean_pairs(),
+            pct(all5.fail_rate()),
+            all5.mean_pairs_to_fail(),
+            pct(o5.0),
+            pct(o5.1),
+            pct(o10.0),
+            pct(o10.1),
+            pct(o20.0),
+            pct(o20.1),
+        );
     }
 
     println!();
