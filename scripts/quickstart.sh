@@ -7,8 +7,11 @@
 #   4. checks a fresh run of the unchanged engine against it: must pass,
 #   5. checks a deliberately slowed engine against it: must be caught. The slowed engine is the same
 #      launcher pinned to one core that a busy loop shares with it, so it gets about half the CPU it
-#      had (a CPU engine's speed is its core; fewer slots would only trade TTFT for TPOT).
-# Exits 0 only if the unchanged engine passed and the slowed one was flagged as a regression.
+#      had (a CPU engine's speed is its core; fewer slots would only trade TTFT for TPOT),
+#   6. `perfgate ab` of the engine against itself (launches in pairs, no stored baseline): must pass,
+#   7. `perfgate ab` of the engine (base) against the slowed one (candidate): must fail.
+# Exits 0 only if the unchanged engine passed and the slowed one was flagged as a regression, both
+# against the stored baseline and in the A/B comparisons.
 # Environment: PERFGATE_QUICKSTART_DIR (default perfgate-out/quickstart), RUNS (runs per check, default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,12 +20,12 @@ OUT=${PERFGATE_QUICKSTART_DIR:-perfgate-out/quickstart}
 RUNS=${RUNS:-2}
 say() { printf '\n\033[1mquickstart: %s\033[0m\n' "$*" >&2; }
 
-say "1/5 installing the CPU engine and model (cached)"
+say "1/7 installing the CPU engine and model (cached)"
 ./scripts/install-engine.sh
 # shellcheck source=/dev/null
 source .cache/env.sh
 
-say "2/5 building perfgate"
+say "2/7 building perfgate"
 cargo build --quiet --bin perfgate
 BIN="${CARGO_TARGET_DIR:-target}/debug/perfgate"
 
@@ -32,11 +35,11 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 export NO_COLOR=1
 
-say "3/5 recording a baseline: suites/cpu-llamacpp.toml, 2 runs"
+say "3/7 recording a baseline: suites/cpu-llamacpp.toml, 2 runs"
 "$BIN" check --baseline suites/cpu-llamacpp.toml --runs 2 --port "$PORT" \
     --output-dir "$OUT/baseline" --save-baseline "$OUT/baseline.toml"
 
-say "4/5 checking the unchanged engine against it ($RUNS runs)"
+say "4/7 checking the unchanged engine against it ($RUNS runs)"
 set +e
 "$BIN" check --baseline "$OUT/baseline.toml" --runs "$RUNS" --port "$PORT" --output-dir "$OUT/same"
 same=$?
@@ -46,18 +49,33 @@ set -e
 # are stopped with it).
 SLOW_CMD='taskset -c 0 python3 -c "while True: pass" & exec taskset -c 0 "$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL"'
 SLOW_CMD+=' --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache'
-say "5/5 checking a slowed engine (half a core) against it ($RUNS runs)"
+say "5/7 checking a slowed engine (half a core) against it ($RUNS runs)"
 set +e
 "$BIN" check --baseline "$OUT/baseline.toml" --runs "$RUNS" --port "$PORT" --output-dir "$OUT/slowed" \
     --engine-cmd "$SLOW_CMD"
 slowed=$?
 set -e
 
+say "6/7 perfgate ab: the engine against itself, in pairs (at most 6 a side)"
+set +e
+"$BIN" ab --suite suites/cpu-llamacpp.toml --max-launches 6 --port "$PORT" --output-dir "$OUT/ab-same"
+ab_same=$?
+set -e
+
+say "7/7 perfgate ab: the engine (base) against the slowed one (candidate)"
+set +e
+"$BIN" ab --suite suites/cpu-llamacpp.toml --max-launches 6 --port "$PORT" --output-dir "$OUT/ab-slowed" \
+    --engine-cmd "$SLOW_CMD" --label "slowed (half a core)"
+ab_slowed=$?
+set -e
+
 say "summary"
-echo "unchanged engine: exit $same (0 = pass)   report: $OUT/same/report.md"
-echo "slowed engine:    exit $slowed (1 = regression caught)   report: $OUT/slowed/report.md"
-if [[ $same -eq 0 && $slowed -eq 1 ]]; then
-    echo "quickstart: OK: the unchanged engine passed and the slowdown was caught"
+echo "unchanged engine:      exit $same (0 = pass)   report: $OUT/same/report.md"
+echo "slowed engine:         exit $slowed (1 = regression caught)   report: $OUT/slowed/report.md"
+echo "ab, itself:            exit $ab_same (0 = pass)   report: $OUT/ab-same/report.md"
+echo "ab, slowed candidate:  exit $ab_slowed (1 = regression caught)   report: $OUT/ab-slowed/report.md"
+if [[ $same -eq 0 && $slowed -eq 1 && $ab_same -eq 0 && $ab_slowed -eq 1 ]]; then
+    echo "quickstart: OK: the unchanged engine passed and the slowdown was caught (stored baseline and A/B)"
     exit 0
 fi
 echo "quickstart: FAILED: expected exit 0 for the unchanged engine and 1 for the slowed one" >&2
