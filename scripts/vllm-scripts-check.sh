@@ -5,11 +5,12 @@
 # `convert-results-json-to-markdown.py` on each folder and `compare-json-results.py` on the two
 # `benchmark_results.json` files. Any exception in either script fails this check.
 #
-#   VLLM_DIR=/path/to/a/vllm/checkout scripts/vllm-scripts-check.sh
+#   VLLM_DIR=/path/to/a/vllm/checkout [PYTHON=python3.12] scripts/vllm-scripts-check.sh
 #
 # vLLM's scripts are not part of this repository: point VLLM_DIR at a vLLM checkout (the scripts
 # live under .buildkite/performance-benchmarks/scripts/ or .buildkite/nightly-benchmarks/scripts/).
-# Their Python dependencies (pandas, tabulate, psutil, regex) come from PyPI into .cache/.
+# Their Python dependencies (pandas, tabulate, psutil, regex, plotly) come from PyPI into a venv under .cache/
+# made with $PYTHON (default python3; vLLM 0.11's scripts need Python 3.12 or newer).
 # The keys they read are also checked, without Python, by `cargo test --test it compat`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,19 +22,20 @@ for d in .buildkite/performance-benchmarks/scripts .buildkite/nightly-benchmarks
 done
 [ -n "$scripts" ] || { echo "vllm-scripts-check: no convert-results-json-to-markdown.py under $VLLM_DIR/.buildkite" >&2; exit 2; }
 
-venv=.cache/vllm-scripts-venv
+python="${PYTHON:-python3}"
+venv=".cache/vllm-scripts-venv-$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 if [ ! -f "$venv/.installed" ]; then
     rm -rf "$venv"
-    python3 -m venv "$venv"
+    "$python" -m venv "$venv"
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-        "pandas==2.2.3" "tabulate==0.9.0" "psutil==7.0.0" "regex==2024.11.6"
+        "pandas==2.2.3" "tabulate==0.9.0" "psutil==7.0.0" "regex==2024.11.6" "plotly==5.24.1"
     touch "$venv/.installed"
 fi
 
 cargo build --quiet
 bin=target/debug/perfgate
 work="$(mktemp -d)"
-trap 'kill "$server_pid" 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill "$server_pid" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 "$bin" fake-server --ttft-ms 5 --itl-ms 1 > "$work/url" &
 server_pid=$!
 for _ in $(seq 50); do [ -s "$work/url" ] && break; sleep 0.1; done
@@ -61,4 +63,22 @@ EOF
 done
 (cd "$work" && "$OLDPWD/$venv/bin/python" "$scripts/compare-json-results.py" \
     -f a/results/benchmark_results.json -f b/results/benchmark_results.json)
+# Not only no exception: every converted row has finite numbers in the columns the compare script
+# reads (only the unset max concurrency may be null), and the comparison page has its tables.
+"$venv/bin/python" - "$work" <<'PY'
+import json, math, pathlib, sys
+work = pathlib.Path(sys.argv[1])
+for build in ("a", "b"):
+    rows = json.loads((work / build / "results" / "benchmark_results.json").read_text())
+    assert len(rows) == 2, f"{build}: {len(rows)} rows, expected 2"
+    for row in rows:
+        for col in ("Tput (req/s)", "Output Tput (tok/s)", "Median TTFT (ms)", "P99 TTFT (ms)",
+                    "Median", "P99", "Median ITL (ms)"):
+            v = row.get(col)
+            assert isinstance(v, (int, float)) and math.isfinite(v) and v > 0, \
+                f"{build}/{row['Test name']}: {col!r} = {v!r}"
+html = (work / "perf_comparison.html").read_text()
+assert html.count("<table") == 3, f"perf_comparison.html has {html.count('<table')} tables, expected 3"
+print("vllm-scripts-check: 2 x 2 converted rows with finite values, 3 comparison tables")
+PY
 echo "vllm-scripts-check: ok (convert and compare read perfgate's result JSON)"
