@@ -355,9 +355,18 @@ impl GateConfig {
 
     /// The level of this look's "worse than δ" tests: α, or its share under α-spending.
     pub fn look_alpha(&self) -> f64 {
+        self.look_alpha_for(1)
+    }
+
+    /// The family-wise α of this look for a Holm family of `m` tests: α times the share of the
+    /// level that the group-sequential boundary gives this look at the family's smallest Holm
+    /// level, α / m ([`super::stats::look_ratio`]). The share grows with the level, so every
+    /// larger Holm level gets at most its own boundary's level and α holds over all looks.
+    pub fn look_alpha_for(&self, m: usize) -> f64 {
+        let a = self.alpha();
         match self.look {
-            Some(l) => super::stats::look_alpha(self.alpha(), l.k, l.of),
-            None => self.alpha(),
+            Some(l) => a * super::stats::look_ratio(a / m.max(1) as f64, l.k, l.of),
+            None => a,
         }
     }
 

@@ -11,7 +11,7 @@
 //! freedom. The engine-wide test pools a model's scenarios pair by pair (precision-weighted).
 //!
 //! Each model is its own sequential test: after each pair it is judged at its look's share of
-//! α (α-spending, [`super::stats::look_alpha`]); models share α by Bonferroni (α / models) and
+//! α (group-sequential boundary, [`super::stats::look_alpha`]); models share α by Bonferroni (α / models) and
 //! rows within a model by Holm. There is no test over all models: each model stops on its own.
 
 use std::collections::BTreeMap;

@@ -575,12 +575,13 @@ pub(super) const NEEDED_CAP: u32 = 50;
 /// mirror image), pass (the one-sided bound of "worse" below δ), else inconclusive with the
 /// launches that would likely decide it.
 pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
-    let (alpha, alpha_eq) = (cfg.look_alpha(), cfg.look_equivalence_alpha());
+    let alpha_eq = cfg.look_equivalence_alpha();
     for gated in [true, false] {
         let mine: Vec<&Tested> = tested
             .iter()
             .filter(|t| rows[t.row].gated == gated)
             .collect();
+        let alpha = cfg.look_alpha_for(mine.len());
         let worse: Vec<f64> = mine
             .iter()
             .map(|t| t.shift.p_worse_than(t.lim_worse))
@@ -620,8 +621,14 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
                 let level = alpha_eq.min(alpha);
                 let needed = if t.paired {
                     // At least one more pair than it has: these pairs did not decide it.
-                    stats::pairs_needed(s.worse, lim, noise.sd(), noise.df, level, NEEDED_CAP)
-                        .map(|n| n.max(t.n_base as u32 + 1))
+                    // The cap reaches past twice the planned pairs, so that "more than the cap"
+                    // means out of reach for the futility stop (`paired::stop`).
+                    let cap = cfg
+                        .look
+                        .map_or(NEEDED_CAP, |l| NEEDED_CAP.max(2 * l.of + 1));
+                    let now = t.n_base as u32;
+                    stats::pairs_needed(s.worse, lim, noise.sd(), noise.df, now, level, cap)
+                        .map(|n| n.max(now + 1))
                 } else {
                     stats::launches_needed(
                         s.worse,
@@ -714,7 +721,7 @@ pub fn method_sentence(cfg: &GateConfig, n_gated: usize) -> String {
          across {n_gated} gated rows and tests, family-wise α = {}{look}) and passes when its {}% \
          one-sided bound of the change stays within δ.",
         fmt_prob(cfg.prior_df()),
-        fmt_prob(cfg.look_alpha()),
+        fmt_prob(cfg.look_alpha_for(n_gated)),
         fmt_prob(100.0 * (1.0 - cfg.look_equivalence_alpha())),
     )
 }

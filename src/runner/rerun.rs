@@ -1,7 +1,7 @@
 //! `--rerun inconclusive`: after the first gate, another launch per model for the scenarios the
 //! gate could not decide, up to `--max-reruns` rounds. Each gate is one look of a sequential test
 //! planned with `--max-reruns` + 1 looks: look k is judged at its share of α and of the pass
-//! level (Lan–DeMets α-spending of Pocock type, [`crate::gate::stats::look_alpha`]), so looking
+//! level (the group-sequential boundary of a Lan–DeMets Pocock-type spending, [`crate::gate::stats::look_alpha`]), so looking
 //! again until something happens keeps the error rates at the stated levels. The loop stops at
 //! the first look that fails the check or leaves nothing open. Which rows are still open is
 //! decided in one place, [`Runner::still_open`].
