@@ -174,7 +174,10 @@ fn ab_table(trials: usize, seed: u64, cfg: &GateConfig, one: usize) {
         (0.0, 40),
         (0.5, 10),
         (0.5, 20),
+        (0.5, 40),
         (0.8, 10),
+        (0.8, 20),
+        (0.8, 40),
     ];
     for (i, (rho, max)) in designs.iter().enumerate() {
         let s = seed.wrapping_mul(1000).wrapping_add(500 + i as u64 * 10);
