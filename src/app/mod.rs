@@ -11,6 +11,7 @@ mod baseline;
 mod check;
 mod comment;
 mod compare;
+mod fake;
 mod history;
 mod import;
 mod inputs;
@@ -108,7 +109,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::History(a) => history::exec(a),
         Command::Comment(a) => comment::exec(a),
         Command::Merge(a) => merge::exec(a),
-        Command::FakeServer(a) => run::fake_server(a),
+        Command::FakeServer(a) => fake::exec(a),
         Command::Completions { shell, dir } => match (shell, dir) {
             (_, Some(dir)) => write_files(
                 &dir,
