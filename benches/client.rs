@@ -1,7 +1,7 @@
 //! The client benchmark (issue 7): how much CPU perfgate's load client spends per streamed token,
 //! how fast it can go, how exact its TTFT and ITL are against the server's own truth, and how much
 //! memory a 10,000-request run takes — side by side with SGLang's Python `bench_serving.py` against
-//! the same in-bench fast fake server. The server runs on core 0, each client on core 1.
+//! the same fast fake server (`perfgate::fakeserver::fast`). The server runs on core 0, each client on core 1.
 //!
 //! Run by hand, never as part of `cargo test`:
 //!     cargo bench --bench client                 # everything, SGLang set up by scripts/setup-sglang-bench.sh
@@ -12,8 +12,6 @@
 
 #[path = "client/child.rs"]
 mod child;
-#[path = "client/server.rs"]
-mod server;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -22,11 +20,21 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use child::{run_pinned, ChildRun};
-use server::{Config, Server};
+use perfgate::fakeserver::fast::{percentile, Config, Server};
 
 const SERVER_CORE: usize = 0;
 const CLIENT_CORE: usize = 1;
 const CHILD_LIMIT: Duration = Duration::from_secs(600);
+
+/// The fast fake server on [`SERVER_CORE`], at SCHED_FIFO `fifo` when given.
+fn start_server(cfg: Config, fifo: Option<i32>) -> std::io::Result<Server> {
+    Server::start(cfg, move || {
+        child::pin_current_thread(SERVER_CORE);
+        if let Some(p) = fifo {
+            child::set_fifo(p);
+        }
+    })
+}
 
 /// One closed-loop workload: `num_prompts` random prompts of `input_len` tokens, `output_len`
 /// tokens each, at most `concurrency` in flight.
@@ -302,8 +310,7 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         let mut thr = Vec::new();
         let mut run_phase = Vec::new();
         for rep in 0..reps {
-            let server =
-                Server::start(Config::blast(16), SERVER_CORE, env.server_fifo).expect("server");
+            let server = start_server(Config::blast(16), env.server_fifo).expect("server");
             let a = env.run(client, w1, &server, &format!("cpu-short-{rep}"));
             let b = env.run(client, w2, &server, &format!("cpu-long-{rep}"));
             match (a, b) {
@@ -343,11 +350,11 @@ fn phase_cpu(env: &Env, report: &mut Report) {
             }
         }
         if !marg.is_empty() {
-            let r = server::percentile(&mut run_phase, 50.0);
+            let r = percentile(&mut run_phase, 50.0);
             run_per_token.insert(client, r);
             cells_run.insert(client, format!("{r:.3}"));
-            let m = server::percentile(&mut marg, 50.0);
-            let t = server::percentile(&mut thr, 50.0);
+            let m = percentile(&mut marg, 50.0);
+            let t = percentile(&mut thr, 50.0);
             per_token.insert(client, m);
             tps.insert(client, t);
             cells_us.insert(client, format!("{m:.3}"));
@@ -397,9 +404,8 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
         let mut itl = BTreeMap::new();
         let mut p99_err = BTreeMap::new();
         for client in clients(env) {
-            let server = Server::start(
+            let server = start_server(
                 Config::paced(Duration::from_millis(50), Duration::from_millis(10)),
-                SERVER_CORE,
                 env.server_fifo,
             )
             .expect("server");
@@ -474,8 +480,7 @@ fn phase_rss(env: &Env, report: &mut Report) {
         who.push(Client::Sglang);
     }
     for client in who {
-        let server =
-            Server::start(Config::blast(16), SERVER_CORE, env.server_fifo).expect("server");
+        let server = start_server(Config::blast(16), env.server_fifo).expect("server");
         match env.run(client, w, &server, "rss") {
             Ok(Some(r)) => {
                 check(&r, w, client.name(), report);
@@ -577,7 +582,7 @@ fn serve_for(secs: u64, blast: bool) {
     } else {
         Config::paced(Duration::from_millis(50), Duration::from_millis(10))
     };
-    let server = Server::start(cfg, SERVER_CORE, Some(20)).expect("server");
+    let server = start_server(cfg, Some(20)).expect("server");
     eprintln!("serving on {}", server.base_url());
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs(secs));

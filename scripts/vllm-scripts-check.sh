@@ -32,7 +32,8 @@ if [ ! -f "$venv/.installed" ]; then
     touch "$venv/.installed"
 fi
 
-cargo build --quiet
+# The fake server is not in the default build.
+cargo build --quiet --features fake-server
 bin=target/debug/perfgate
 work="$(mktemp -d)"
 trap 'kill "$server_pid" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT

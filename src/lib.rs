@@ -9,8 +9,8 @@
 //!   [`import`], [`gate`], [`history`], [`report`]. Core modules import only core modules.
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
 //!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`github`] (posts what
-//!   [`report`] rendered; never renders), [`fakeserver`] (the fake engine of tests, benches and
-//!   `perfgate fake-server`). Edges may import core modules, never [`app`] or [`cli`].
+//!   [`report`] rendered; never renders), `fakeserver` (the fake engine of tests, benches and
+//!   `perfgate fake-server`; only with the `fake-server` feature). Edges may import core modules, never [`app`] or [`cli`].
 //! - **Orchestration**: [`runner`] (the live suite runner: launches → records) wires the edges;
 //!   [`app`] only parses, wires and maps errors to exit codes; [`cli`] holds the flags.
 //! - `report` never computes statistics; `gate` never renders; nothing imports in a circle,
@@ -25,6 +25,7 @@ pub mod cli;
 pub mod client;
 pub mod dataset;
 pub mod engine;
+#[cfg(feature = "fake-server")]
 pub mod fakeserver;
 pub mod gate;
 pub mod github;

@@ -3,20 +3,18 @@
 //! like `check` (terminal, JSON, markdown, HTML, `--github`). Engine faults become `error` rows
 //! naming the arm (exit 3); every record and log stays in the output directory.
 
-use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
 
 use super::check::{self, ReportOptions};
-use super::live::{on_ctrl_c, overrides, settings};
 use super::{infra, Exit};
 use crate::baseline::Baseline;
 use crate::cli::ab::{AbArgs, AbOrder};
-use crate::gate::{self, AbModel, AbSummary, Side};
+use crate::gate::Side;
 use crate::record::Arm;
 use crate::report::dryrun::{render_dry_run, Schedule};
-use crate::runner::{AbModelRun, AbSpec, Order, Runner};
+use crate::runner::{AbSpec, Order, Runner};
 use crate::suite::{self, Plan};
 
 pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
@@ -24,7 +22,9 @@ pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
     let file = Baseline::load(&args.suite)?;
     let launch = &args.launch;
     let plan_of = |cmd: &Option<String>, image: &Option<String>| -> anyhow::Result<Plan> {
-        let ov = overrides(launch, cmd.clone(), image.clone(), None)?;
+        let ov = launch
+            .overrides(cmd.clone(), image.clone(), None)
+            .map_err(anyhow::Error::msg)?;
         suite::plan(&file, &ov).with_context(|| shown.clone())
     };
     let cand = plan_of(&args.engine_cmd, &args.engine_image)?;
@@ -58,7 +58,7 @@ pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
         print!("{plan_text}");
         return Ok(Exit::Pass);
     }
-    let settings = settings(launch)?;
+    let settings = launch.settings().map_err(anyhow::Error::msg)?;
     let (_, cfg, _) = super::inputs::load_baseline(&args.suite)?;
     let cfg = super::inputs::gate_config(cfg, args.gate.as_deref())?;
     let out = &launch.output_dir;
@@ -71,13 +71,13 @@ pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
         ),
         html: Some(args.html.clone().unwrap_or_else(|| out.join("report.html"))),
         fail_on: args.fail_on,
-        color: check::use_color(args.color),
+        color: args.color.enabled(),
         kind: args.kind.clone(),
         github: args.github.clone(),
     };
 
     let rt = super::runtime()?;
-    let rx = on_ctrl_c(&rt);
+    let rx = crate::runner::interrupt_on_ctrl_c(&rt);
     let engine = cand.engine.clone();
     let mut runner = Runner::new(cand, settings, out, rx).map_err(|e| infra(e.to_string()))?;
     let _ = crate::atomic::write(&runner.output_dir().join("plan.txt"), &plan_text);
@@ -90,6 +90,7 @@ pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
         max_pairs: args.max_launches,
         runs_per_launch: launch.runs_per_launch,
         budget: args.max_minutes.map(|m| Duration::from_secs_f64(m * 60.0)),
+        max_minutes: args.max_minutes,
         gate: &cfg,
         kind: &opts.kind,
     };
@@ -106,31 +107,15 @@ pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
         engine_version: Some(label),
         date: Some(chrono::Utc::now().to_rfc3339()),
     };
-    let base_label = label(
-        &args.base_label,
-        &args.base_engine_image,
-        &args.base_engine_cmd,
+    let sides = (
+        side(label(
+            &args.base_label,
+            &args.base_engine_image,
+            &args.base_engine_cmd,
+        )),
+        side(label(&args.label, &args.engine_image, &args.engine_cmd)),
     );
-    let cand_label = label(&args.label, &args.engine_image, &args.engine_cmd);
-    let looks: BTreeMap<String, gate::Look> = runs
-        .iter()
-        .filter_map(|r| r.look.map(|l| (r.model.clone(), l)))
-        .collect();
-    let mut report = gate::paired::evaluate(
-        &m.records,
-        &m.errors,
-        &cfg,
-        &|model| looks.get(model).copied(),
-        &opts.kind,
-        side(base_label.clone()),
-        side(cand_label.clone()),
-    );
-    for r in runs.iter().filter(|r| r.pairs == 0) {
-        if !m.errors.iter().any(|e| e.model == r.model) {
-            gate::paired::not_measured(&mut report, &r.model, &r.stopped, &cfg);
-        }
-    }
-    report.ab = Some(summary(&runs, args, base_label, cand_label, &report, wall));
+    let report = spec.judge(&runs, &m, sides, wall);
     let (b, c): (Vec<_>, Vec<_>) = m
         .records
         .iter()
@@ -155,51 +140,4 @@ fn label(text: &Option<String>, image: &Option<String>, cmd: &Option<String>) ->
         .or_else(|| image.clone())
         .or_else(|| cmd.clone())
         .unwrap_or_else(|| "the suite's engine".into())
-}
-
-fn summary(
-    runs: &[AbModelRun],
-    args: &AbArgs,
-    base: String,
-    candidate: String,
-    report: &gate::Report,
-    wall: Duration,
-) -> AbSummary {
-    let minutes = |d: Duration| d.as_secs_f64() / 60.0;
-    let models: Vec<AbModel> = runs
-        .iter()
-        .map(|r| {
-            // The model's verdict as the final report has it (its rows, its look).
-            let rows: Vec<gate::Row> = report
-                .rows
-                .iter()
-                .filter(|row| row.model == r.model)
-                .cloned()
-                .collect();
-            AbModel {
-                model: r.model.clone(),
-                pairs: r.pairs,
-                launches: r.launches,
-                tensor_parallel_size: r.tensor_parallel_size,
-                wall_minutes: minutes(r.wall),
-                gpu_minutes: minutes(r.wall) * f64::from(r.tensor_parallel_size),
-                verdict: gate::verdict::top_verdict(&rows),
-                stopped: r.stopped.clone(),
-            }
-        })
-        .collect();
-    AbSummary {
-        base,
-        candidate,
-        order: match args.order {
-            AbOrder::Abba => Order::Abba.describe(),
-            AbOrder::Random => Order::Random(args.seed).describe(),
-        },
-        max_launches: args.max_launches,
-        max_minutes: args.max_minutes,
-        wall_minutes: minutes(wall),
-        gpu_minutes: models.iter().map(|m| m.gpu_minutes).sum(),
-        minutes_left: args.max_minutes.map(|b| (b - minutes(wall)).max(0.0)),
-        models,
-    }
 }

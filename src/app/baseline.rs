@@ -97,20 +97,10 @@ fn record(a: RecordArgs) -> anyhow::Result<Exit> {
     for n in notes {
         eprintln!("perfgate: note: {n}");
     }
-    let text = b.to_toml();
     // Check what we wrote reads back to the same records.
-    let again = Baseline::parse(&text, &a.output.display().to_string())?;
-    anyhow::ensure!(
-        again == b,
-        "internal error: the baseline does not round-trip"
-    );
+    let text = b.to_checked_toml(&a.output.display().to_string())?;
     crate::atomic::write(&a.output, text)?;
-    let runs: usize = b
-        .models
-        .iter()
-        .flat_map(|m| &m.scenarios)
-        .map(|s| s.runs.len())
-        .sum();
+    let runs = b.run_count();
     eprintln!(
         "perfgate: wrote {} ({} models, {} runs)",
         a.output.display(),

@@ -2,11 +2,10 @@
 //! and map the top verdict to the exit code. "Records in → gate → reports out" is
 //! [`gate_and_report`], which the live check (`super::live`) calls with the records it measured.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use super::{exit_for, Exit};
-use crate::cli::check::{CheckArgs, ColorChoice};
+use crate::cli::check::CheckArgs;
 use crate::cli::FailOn;
 use crate::gate::{self, GateConfig, Report, ScenarioError, Side};
 use crate::record::ScenarioResult;
@@ -37,21 +36,9 @@ impl ReportOptions {
             markdown: args.markdown.clone(),
             html: args.html.clone(),
             fail_on: args.fail_on,
-            color: use_color(args.color),
+            color: args.color.enabled(),
             kind: args.kind.clone(),
             github: args.github.clone(),
-        }
-    }
-}
-
-/// Colour only for a terminal without NO_COLOR, unless forced.
-pub fn use_color(choice: ColorChoice) -> bool {
-    match choice {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                && std::io::stdout().is_terminal()
         }
     }
 }
@@ -86,39 +73,17 @@ pub fn gate_and_report(
     publish(&report, sides.baseline, sides.current, opts)
 }
 
-/// A check that compared nothing (no model or scenario in common, or no gated metric) must never
-/// pass: an error naming both sides' models and the gated metrics.
+/// A check that compared nothing must never pass: see [`gate::nothing_compared`].
 pub fn ensure_compared(
     report: &Report,
     cfg: &GateConfig,
     baseline: &[ScenarioResult],
     current: &[ScenarioResult],
 ) -> anyhow::Result<()> {
-    if gate::compared(&report.rows) > 0 || report.counts.error > 0 {
-        return Ok(());
+    match gate::nothing_compared(report, cfg, baseline, current) {
+        Some(why) => Err(anyhow::Error::msg(why)),
+        None => Ok(()),
     }
-    let models = |recs: &[ScenarioResult]| {
-        let mut m: Vec<&str> = recs.iter().map(|r| r.model.as_str()).collect();
-        m.sort_unstable();
-        m.dedup();
-        if m.is_empty() {
-            "none".to_string()
-        } else {
-            m.join(", ")
-        }
-    };
-    anyhow::bail!(
-        "nothing was compared: no gated metric of any model and scenario is on both sides \
-         (baseline models: {}; results models: {}; gated metrics: {})",
-        models(baseline),
-        models(current),
-        cfg.metric_list()
-            .iter()
-            .filter(|m| cfg.rule(m).gated)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ")
-    )
 }
 
 /// Print the terminal table, write the requested reports (the HTML page plots the sides'

@@ -41,3 +41,11 @@ pub fn gate_config(from_baseline: GateConfig, file: Option<&Path>) -> anyhow::Re
         None => Ok(from_baseline),
     }
 }
+
+/// Read a JSON report written by `perfgate check --json` or `perfgate merge`.
+pub(crate) fn read_report(path: &Path) -> anyhow::Result<crate::gate::Report> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the report {}", path.display()))?;
+    serde_json::from_str(&text)
+        .with_context(|| format!("{} is not a perfgate report", path.display()))
+}

@@ -6,30 +6,26 @@
 use std::time::Duration;
 
 use anyhow::Context;
-use tokio::sync::watch;
 
 use super::check::{self, ReportOptions, Sides};
 use super::{infra, Exit};
-use crate::baseline::{Baseline, Provenance};
+use crate::baseline::Baseline;
 use crate::cli::check::CheckArgs;
-use crate::cli::live::{LaunchArgs, Rerun};
+use crate::cli::live::Rerun;
 use crate::gate::Side;
-use crate::record::ScenarioResult;
 use crate::report::dryrun::{render_dry_run, Schedule};
-use crate::runner::{GateInputs, Runner, Settings};
-use crate::suite::{self, Overrides, Plan};
+use crate::runner::{interrupt_on_ctrl_c, GateInputs, Runner};
+use crate::suite;
 
 /// Run `perfgate check` in live mode.
 pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let live = &args.live;
     let shown = args.baseline.display().to_string();
     let file = Baseline::load(&args.baseline)?;
-    let ov = overrides(
-        &live.launch,
-        live.engine_cmd.clone(),
-        live.engine_image.clone(),
-        live.base_url.clone(),
-    )?;
+    let (cmd, image, url) = (&live.engine_cmd, &live.engine_image, &live.base_url);
+    let ov = (live.launch)
+        .overrides(cmd.clone(), image.clone(), url.clone())
+        .map_err(anyhow::Error::msg)?;
     let plan = suite::plan(&file, &ov).with_context(|| shown.clone())?;
     let schedule = Schedule {
         launches: live.runs,
@@ -42,7 +38,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         print!("{}", render_dry_run(&plan, &shown, &schedule));
         return Ok(Exit::Pass);
     }
-    let settings = settings(&live.launch)?;
+    let settings = live.launch.settings().map_err(anyhow::Error::msg)?;
     let (base_recs, cfg, base_side) = super::inputs::load_baseline(&args.baseline)?;
     let mut cfg = super::inputs::gate_config(cfg, args.gate.as_deref())?;
     let mut opts = ReportOptions::from_args(args);
@@ -54,7 +50,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         .get_or_insert_with(|| live.launch.output_dir.join("report.html"));
 
     let rt = super::runtime()?;
-    let rx = on_ctrl_c(&rt);
+    let rx = interrupt_on_ctrl_c(&rt);
     let dry = render_dry_run(&plan, &shown, &schedule);
     let mut runner = Runner::new(plan, settings, &live.launch.output_dir, rx)
         .map_err(|e| infra(e.to_string()))?;
@@ -91,7 +87,12 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let out_dir = runner.output_dir().to_path_buf();
     let engine = runner.plan().engine.clone();
     if let Some(path) = &live.save_baseline {
-        let b = live_baseline(&file, runner.plan(), &runner.measured().records, &shown)?;
+        let (b, notes) = runner
+            .baseline(&file, &shown)
+            .context("building the baseline from the measured runs")?;
+        for n in notes {
+            eprintln!("perfgate: --save-baseline: {n}");
+        }
         crate::atomic::write(path, b.to_toml())?;
         eprintln!("perfgate: wrote baseline {}", path.display());
     }
@@ -142,84 +143,4 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Infra);
     }
     Ok(exit)
-}
-
-/// A receiver that turns true on Ctrl-C: the runner then stops the engine and keeps what was
-/// measured.
-pub(super) fn on_ctrl_c(rt: &tokio::runtime::Runtime) -> watch::Receiver<bool> {
-    let (tx, rx) = watch::channel(false);
-    rt.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("perfgate: interrupted: stopping the engine and keeping what was measured");
-            let _ = tx.send(true);
-        }
-    });
-    rx
-}
-
-/// The plan's overrides from the launch flags and one arm's engine (`--engine-cmd`,
-/// `--engine-image`, `--base-url`).
-pub(super) fn overrides(
-    launch: &LaunchArgs,
-    engine_cmd: Option<String>,
-    engine_image: Option<String>,
-    base_url: Option<String>,
-) -> anyhow::Result<Overrides> {
-    let start_timeout = match launch.start_timeout {
-        Some(v) => Some(LaunchArgs::secs("--start-timeout", v).map_err(anyhow::Error::msg)?),
-        None => None,
-    };
-    Ok(Overrides {
-        engine_cmd,
-        engine_image,
-        port: launch.port,
-        start_timeout,
-        models: launch.models.clone(),
-        tokenizer: launch.tokenizer.clone(),
-        base_url,
-    })
-}
-
-/// The runner's settings from the launch flags.
-pub(super) fn settings(launch: &LaunchArgs) -> anyhow::Result<Settings> {
-    let secs = |flag: &str, v: f64| LaunchArgs::secs(flag, v).map_err(anyhow::Error::msg);
-    Ok(Settings {
-        grace: secs("--stop-grace", launch.stop_grace)?,
-        unresponsive: secs("--unresponsive-timeout", launch.unresponsive_timeout)?,
-        metrics_every: secs("--metrics-interval", launch.metrics_interval)?,
-        warmup: launch.warmup_requests,
-        shuffle: launch.shuffle_scenarios,
-        cache_reset: !launch.no_cache_reset,
-        scenario_timeout: secs("--scenario-timeout", launch.scenario_timeout)?,
-        request_timeout: match launch.request_timeout {
-            Some(v) => Some(secs("--request-timeout", v)?),
-            None => None,
-        },
-        dataset_path: launch.dataset_path.clone(),
-    })
-}
-
-/// `--save-baseline`: the suite file (its planned models, without numbers) with the measured
-/// runs recorded by [`Baseline::from_records`], exactly as `perfgate baseline record
-/// --runs-from` would.
-pub(crate) fn live_baseline(
-    file: &Baseline,
-    plan: &Plan,
-    records: &[ScenarioResult],
-    source: &str,
-) -> anyhow::Result<Baseline> {
-    let provenance = Provenance {
-        sources: vec![format!("perfgate check --baseline {source} (live runs)")],
-        date: Some(chrono::Utc::now().to_rfc3339()),
-        perfgate_version: Some(env!("CARGO_PKG_VERSION").to_string()),
-        ..file.provenance.clone()
-    };
-    let skeleton = file.skeleton(|m| plan.models.iter().any(|p| p.name == m));
-    let (b, notes) =
-        Baseline::from_records(records, file.engine.clone(), provenance, Some(&skeleton))
-            .context("building the baseline from the measured runs")?;
-    for n in notes {
-        eprintln!("perfgate: --save-baseline: {n}");
-    }
-    Ok(b)
 }

@@ -11,7 +11,7 @@ use crate::gate::Report;
 pub(crate) fn exec(args: MergeArgs) -> anyhow::Result<Exit> {
     let mut inputs = Vec::new();
     for p in &args.reports {
-        inputs.push((p.display().to_string(), super::comment::read_report(p)?));
+        inputs.push((p.display().to_string(), super::inputs::read_report(p)?));
     }
     let merged = merge_reports(inputs)?;
     write_json(&args.output, &merged)?;

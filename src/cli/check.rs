@@ -16,6 +16,21 @@ pub enum ColorChoice {
     Never,
 }
 
+impl ColorChoice {
+    /// Colour only for a terminal without NO_COLOR, unless forced.
+    pub fn enabled(self) -> bool {
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                use std::io::IsTerminal;
+                std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    && std::io::stdout().is_terminal()
+            }
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// The baseline: a baseline TOML file (or JSON Lines records).

@@ -85,3 +85,25 @@ pub struct CheckGithubArgs {
     #[command(flatten)]
     pub post: GithubArgs,
 }
+
+impl GithubArgs {
+    /// What the GitHub publisher needs of these flags.
+    pub fn post_options(&self) -> crate::github::publish::PostOptions {
+        crate::github::publish::PostOptions {
+            repo: self.repo.clone(),
+            pr: self.pr,
+            sha: self.sha.clone(),
+            no_comment: self.no_comment,
+            no_check_run: self.no_check_run,
+            no_summary: self.no_summary,
+            check_name: self.check_name.clone(),
+            allow_fork: self.allow_fork,
+            retry: crate::github::RetryPolicy {
+                retries: self.github_retries,
+                base_delay: std::time::Duration::from_millis(self.github_retry_delay_ms),
+                ..Default::default()
+            },
+            timeout: std::time::Duration::from_secs(self.github_timeout_secs),
+        }
+    }
+}

@@ -141,6 +141,48 @@ fn parse_warmup(s: &str) -> Result<Warmup, String> {
 }
 
 impl LaunchArgs {
+    /// The plan's overrides from these flags and one arm's engine (`--engine-cmd`,
+    /// `--engine-image`, `--base-url`).
+    pub fn overrides(
+        &self,
+        engine_cmd: Option<String>,
+        engine_image: Option<String>,
+        base_url: Option<String>,
+    ) -> Result<crate::suite::Overrides, String> {
+        let start_timeout = match self.start_timeout {
+            Some(v) => Some(LaunchArgs::secs("--start-timeout", v)?),
+            None => None,
+        };
+        Ok(crate::suite::Overrides {
+            engine_cmd,
+            engine_image,
+            port: self.port,
+            start_timeout,
+            models: self.models.clone(),
+            tokenizer: self.tokenizer.clone(),
+            base_url,
+        })
+    }
+
+    /// The runner's settings from these flags.
+    pub fn settings(&self) -> Result<crate::runner::Settings, String> {
+        let secs = LaunchArgs::secs;
+        Ok(crate::runner::Settings {
+            grace: secs("--stop-grace", self.stop_grace)?,
+            unresponsive: secs("--unresponsive-timeout", self.unresponsive_timeout)?,
+            metrics_every: secs("--metrics-interval", self.metrics_interval)?,
+            warmup: self.warmup_requests,
+            shuffle: self.shuffle_scenarios,
+            cache_reset: !self.no_cache_reset,
+            scenario_timeout: secs("--scenario-timeout", self.scenario_timeout)?,
+            request_timeout: match self.request_timeout {
+                Some(v) => Some(secs("--request-timeout", v)?),
+                None => None,
+            },
+            dataset_path: self.dataset_path.clone(),
+        })
+    }
+
     /// Positive, finite seconds, or a usage error naming the flag.
     pub fn secs(flag: &str, v: f64) -> Result<std::time::Duration, String> {
         if v.is_finite() && v > 0.0 {

@@ -2,13 +2,21 @@
 //! `perfgate fake-server`.
 
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 
 use super::num;
 
+use crate::client::load;
+use crate::client::ClientConfig;
 use crate::dataset::DatasetName;
-use crate::record::{RampUpStrategy, RangeConvention, RequestRate};
+use crate::metrics::{self, Metric, MetricsConfig};
+use crate::record::{RampUpStrategy, RangeConvention, RequestRate, ScenarioParams};
+use crate::runner::single::{Extras, ResultName};
+use crate::runner::{scenario_run, RunSettings, ScenarioRun};
+use crate::tokenizer::Tokenize;
 
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
@@ -210,4 +218,180 @@ pub struct FakeServerArgs {
     /// The model name the server lists and answers as.
     #[arg(long, default_value = "fake-model")]
     pub model: String,
+}
+
+impl RunArgs {
+    /// The server's base URL: `--base-url`, else `http://HOST:PORT`.
+    pub fn base_url(&self) -> String {
+        crate::runner::single::base_url(self.base_url.as_deref(), &self.host, self.port)
+    }
+
+    /// The metrics, percentiles and goodput targets these flags ask for.
+    pub fn metrics_config(&self) -> Result<MetricsConfig, String> {
+        let percentile_metrics = self
+            .percentile_metrics
+            .split(',')
+            .filter(|s| !s.trim().is_empty())
+            .map(|s| s.parse::<Metric>())
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| format!("--percentile-metrics: {e}"))?;
+        Ok(MetricsConfig {
+            percentile_metrics,
+            percentiles: metrics::parse_percentiles(&self.metric_percentiles)
+                .map_err(|e| e.to_string())?,
+            goodput: metrics::parse_goodput(&self.goodput).map_err(|e| e.to_string())?,
+            detailed: self.save_detailed,
+        })
+    }
+
+    /// Where `--save-result` writes.
+    pub fn result_name(&self) -> ResultName<'_> {
+        ResultName {
+            filename: self.result_filename.as_deref(),
+            dir: self.result_dir.as_deref(),
+            backend: &self.backend,
+            request_rate: self.request_rate.to_string(),
+            max_concurrency: self.max_concurrency,
+            model: self.model.as_deref().unwrap_or_default(),
+        }
+    }
+
+    /// What `--metadata`, `--header`, `--extra-body` and the sampling flags add to a run.
+    pub fn extras(&self) -> Result<Extras, String> {
+        let args = self;
+        let mut metadata = std::collections::BTreeMap::new();
+        for kv in &args.metadata {
+            let (k, v) = kv
+                .split_once('=')
+                .ok_or_else(|| format!("--metadata `{kv}`: expected KEY=VALUE"))?;
+            if k.trim().is_empty() {
+                return Err(format!("--metadata `{kv}`: empty key"));
+            }
+            metadata.insert(k.trim().to_string(), v.trim().to_string());
+        }
+        let headers = args
+            .header
+            .iter()
+            .map(|h| crate::client::parse_header(h))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut sampling = serde_json::Map::new();
+        let floats = [
+            ("top_p", args.top_p),
+            ("min_p", args.min_p),
+            ("frequency_penalty", args.frequency_penalty),
+            ("presence_penalty", args.presence_penalty),
+            ("repetition_penalty", args.repetition_penalty),
+        ];
+        for (key, v) in floats {
+            if let Some(v) = v {
+                if !v.is_finite() {
+                    return Err(format!(
+                        "--{}: {v} is not a finite number",
+                        key.replace('_', "-")
+                    ));
+                }
+                sampling.insert(key.into(), v.into());
+            }
+        }
+        if let Some(k) = args.top_k {
+            sampling.insert("top_k".into(), k.into());
+        }
+        let extra_body = match &args.extra_body {
+            None => serde_json::Map::new(),
+            Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::Object(m)) => m,
+                Ok(_) => return Err(format!("--extra-body must be a JSON object, got `{text}`")),
+                Err(e) => return Err(format!("--extra-body is not valid JSON: {e}")),
+            },
+        };
+        Ok(Extras {
+            metadata,
+            headers,
+            sampling,
+            extra_body,
+        })
+    }
+
+    /// The scenario these flags describe, as the library runs it.
+    pub fn scenario(
+        &self,
+        metrics: MetricsConfig,
+        tokenizer: Option<Arc<dyn Tokenize>>,
+    ) -> Result<ScenarioRun, String> {
+        let args = self;
+        let random_like = matches!(args.dataset_name, DatasetName::Random | DatasetName::Fixed);
+        let params = ScenarioParams {
+            dataset_name: args.dataset_name.into(),
+            num_prompts: args.num_prompts as u64,
+            random_input_len: random_like.then_some(u64::from(args.random_input_len)),
+            random_output_len: random_like.then_some(u64::from(args.random_output_len)),
+            random_range_ratio: random_like.then_some(args.random_range_ratio),
+            range_convention: random_like.then_some(args.range_convention),
+            sharegpt_output_len: args.sharegpt_output_len.map(u64::from),
+            request_rate: args.request_rate,
+            burstiness: Some(args.burstiness),
+            max_concurrency: args.max_concurrency.map(|c| c as u64),
+            random_prefix_len: (random_like && args.random_prefix_len > 0)
+                .then_some(u64::from(args.random_prefix_len)),
+            ..Default::default()
+        };
+        let mut params = params;
+        match args.dataset_name {
+            DatasetName::PrefixRepetition => {
+                params.prefix_repetition_prefix_len =
+                    Some(args.prefix_repetition_prefix_len.into());
+                params.prefix_repetition_suffix_len =
+                    Some(args.prefix_repetition_suffix_len.into());
+                params.prefix_repetition_num_prefixes =
+                    Some(args.prefix_repetition_num_prefixes.into());
+                params.prefix_repetition_output_len =
+                    Some(args.prefix_repetition_output_len.into());
+            }
+            DatasetName::Custom => params.custom_output_len = Some(args.custom_output_len.into()),
+            _ => {}
+        }
+        let ramp_up = match (
+            args.ramp_up_strategy,
+            args.ramp_up_start_rps,
+            args.ramp_up_end_rps,
+        ) {
+            (Some(strategy), Some(start_rps), Some(end_rps)) => Some(load::RampUp {
+                strategy,
+                start_rps,
+                end_rps,
+            }),
+            _ => None,
+        };
+        if let Some(r) = ramp_up {
+            params.ramp_up_strategy = Some(r.strategy);
+            params.ramp_up_start_rps = Some(r.start_rps);
+            params.ramp_up_end_rps = Some(r.end_rps);
+        }
+        let model = args.model.clone().unwrap_or_default();
+        let settings = RunSettings {
+            client: ClientConfig {
+                base_url: args.base_url(),
+                endpoint: args.endpoint.clone(),
+                model: args
+                    .served_model_name
+                    .clone()
+                    .unwrap_or_else(|| model.clone()),
+                temperature: args.temperature,
+                ignore_eos: false,
+                request_timeout: args.request_timeout.map(Duration::from_secs_f64),
+                extra_body: serde_json::Map::new(),
+                headers: Vec::new(),
+                keep_alive: !args.no_keep_alive,
+            },
+            ignore_eos: args.ignore_eos,
+            num_warmups: args.num_warmups,
+            metrics,
+            retokenize: args.retokenize,
+            tokenizer,
+            model,
+            backend: args.backend.clone(),
+            dataset_path: args.dataset_path.clone(),
+        };
+        scenario_run(&params, args.seed, settings)
+    }
 }

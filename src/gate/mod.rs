@@ -16,7 +16,9 @@ pub mod verdict;
 
 pub use config::{GateConfig, Look, MetricGate};
 pub use noise::{Noise, NoiseSource};
-pub use verdict::{compared, count, duplicate, evaluate, ScenarioError, ALL_MODELS, ENGINE_WIDE};
+pub use verdict::{
+    compared, count, duplicate, evaluate, nothing_compared, ScenarioError, ALL_MODELS, ENGINE_WIDE,
+};
 
 /// The verdict of one row (model × scenario × metric).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -96,6 +98,26 @@ pub struct Counts {
     pub inconclusive: usize,
     pub missing: usize,
     pub error: usize,
+}
+
+impl Counts {
+    /// `1 regressed, 2 inconclusive, 5 pass`: the non-zero counts, worst first, then the passes.
+    pub fn describe(&self, sep: &str) -> String {
+        let mut parts = Vec::new();
+        for (n, word) in [
+            (self.regressed, "regressed"),
+            (self.error, "error"),
+            (self.missing, "missing"),
+            (self.inconclusive, "inconclusive"),
+            (self.improved, "improved"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {word}"));
+            }
+        }
+        parts.push(format!("{} pass", self.pass));
+        parts.join(sep)
+    }
 }
 
 /// Where one side's numbers came from.

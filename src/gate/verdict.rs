@@ -567,6 +567,42 @@ pub fn compared(rows: &[Row]) -> usize {
         .count()
 }
 
+/// A check that compared nothing (no model or scenario in common, or no gated metric) must never
+/// pass: the message naming both sides' models and the gated metrics, or `None` when something
+/// was compared (or a row is an error).
+pub fn nothing_compared(
+    report: &Report,
+    cfg: &GateConfig,
+    baseline: &[ScenarioResult],
+    current: &[ScenarioResult],
+) -> Option<String> {
+    if compared(&report.rows) > 0 || report.counts.error > 0 {
+        return None;
+    }
+    let models = |recs: &[ScenarioResult]| {
+        let mut m: Vec<&str> = recs.iter().map(|r| r.model.as_str()).collect();
+        m.sort_unstable();
+        m.dedup();
+        if m.is_empty() {
+            "none".to_string()
+        } else {
+            m.join(", ")
+        }
+    };
+    Some(format!(
+        "nothing was compared: no gated metric of any model and scenario is on both sides \
+         (baseline models: {}; results models: {}; gated metrics: {})",
+        models(baseline),
+        models(current),
+        cfg.metric_list()
+            .iter()
+            .filter(|m| cfg.rule(m).gated)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
 /// Launches a side beyond which "likely decides" is not worth saying.
 pub(super) const NEEDED_CAP: u32 = 50;
 

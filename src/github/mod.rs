@@ -6,6 +6,7 @@
 
 pub mod actions;
 pub mod env;
+pub mod publish;
 
 use std::fmt;
 use std::path::PathBuf;

@@ -300,10 +300,61 @@ fn render(report: &Report, full_limit: usize, attention_limit: usize) -> String 
     out
 }
 
+/// The markdown with a link to the HTML sign-off page under its heading (near the top, so a
+/// comment shortened to GitHub's limit keeps it). The URL must be a plain `https://` address
+/// (it is pasted into markdown).
+pub fn with_html_link(markdown: &str, url: &str) -> Result<String, String> {
+    let plain = url.starts_with("https://")
+        && url
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._~:/?#@!$&'*+,;=%".contains(&b));
+    if !plain || url.contains(')') {
+        return Err(format!("--html-url `{url}`: expected a plain https:// URL"));
+    }
+    let link = format!(
+        "📊 [Sign-off report (HTML)]({url}): throughput and latency plots per model, the verdict table with filters, engine metrics (download the artifact, open `report.html`).\n"
+    );
+    let at = markdown
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .find(|&i| {
+            markdown[..i]
+                .lines()
+                .last()
+                .is_some_and(|l| l.starts_with('#'))
+        })
+        .unwrap_or(0);
+    Ok(format!("{}\n{link}\n{}", &markdown[..at], &markdown[at..]).replacen("\n\n\n", "\n\n", 2))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::report::sample;
+
+    #[test]
+    fn html_link_goes_under_the_heading() {
+        let md = render_markdown(&sample::report());
+        let out = with_html_link(&md, "https://github.com/o/r/actions/runs/1/artifacts/2").unwrap();
+        let heading = out.lines().position(|l| l.starts_with('#')).unwrap();
+        let link = out.lines().position(|l| l.starts_with("📊 [Sign-off report (HTML)](https://github.com/o/r/actions/runs/1/artifacts/2)")).unwrap();
+        assert!(link > heading && link <= heading + 2, "{out}");
+        // Nothing of the report is lost.
+        let kept: Vec<&str> = out
+            .lines()
+            .filter(|l| !l.starts_with("📊") && !l.is_empty())
+            .collect();
+        let orig: Vec<&str> = md.lines().filter(|l| !l.is_empty()).collect();
+        assert_eq!(kept, orig);
+        for bad in [
+            "http://x",
+            "https://x/a)b",
+            "https://x/<script>",
+            "javascript:alert(1)",
+        ] {
+            assert!(with_html_link(&md, bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn snapshot() {

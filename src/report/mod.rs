@@ -11,6 +11,7 @@ pub mod json;
 pub mod markdown;
 pub mod noise;
 pub mod output;
+pub mod pages;
 pub mod sidebyside;
 pub mod terminal;
 
@@ -118,20 +119,7 @@ pub fn fmt_verdict(row: &Row) -> String {
 
 /// `12 regressed, 3 improved, …` with zero counts left out (pass always shown).
 pub fn fmt_counts(c: &Counts, sep: &str) -> String {
-    let mut parts = Vec::new();
-    for (n, word) in [
-        (c.regressed, "regressed"),
-        (c.error, "error"),
-        (c.missing, "missing"),
-        (c.inconclusive, "inconclusive"),
-        (c.improved, "improved"),
-    ] {
-        if n > 0 {
-            parts.push(format!("{n} {word}"));
-        }
-    }
-    parts.push(format!("{} pass", c.pass));
-    parts.join(sep)
+    c.describe(sep)
 }
 
 /// The lines that describe a `perfgate ab` comparison and its cost: the design, then one line

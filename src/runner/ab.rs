@@ -7,12 +7,14 @@
 
 use std::time::{Duration, Instant};
 
+use std::collections::BTreeMap;
+
 use crate::gate::paired::Stop;
-use crate::gate::{self, GateConfig, Look, Report, TopVerdict};
+use crate::gate::{self, AbModel, AbSummary, GateConfig, Look, Report, Side, TopVerdict};
 use crate::record::Arm;
 use crate::suite::{ModelPlan, Plan, ScenarioPlan};
 
-use super::{LaunchEnd, Runner};
+use super::{LaunchEnd, Measured, Runner};
 
 /// The order of the two arms within each pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,6 +66,8 @@ pub struct AbSpec<'a> {
     pub runs_per_launch: u32,
     /// `--max-minutes`: no scenario starts after it is spent.
     pub budget: Option<Duration>,
+    /// `--max-minutes` as given, for the reports.
+    pub max_minutes: Option<f64>,
     pub gate: &'a GateConfig,
     pub kind: &'a str,
 }
@@ -85,6 +89,81 @@ pub struct AbModelRun {
     pub verdict: Option<TopVerdict>,
     /// Why its launches stopped, in words.
     pub stopped: String,
+}
+
+impl AbSpec<'_> {
+    /// Judge what the A/B loop measured with the paired statistics (each model at its last look),
+    /// name the models that never got a pair, and add what the comparison cost. The sides name
+    /// the arms in their `engine_version`.
+    pub fn judge(
+        &self,
+        runs: &[AbModelRun],
+        m: &Measured,
+        (base, candidate): (Side, Side),
+        wall: Duration,
+    ) -> Report {
+        let labels = [&base, &candidate].map(|s| s.engine_version.clone().unwrap_or_default());
+        let looks: BTreeMap<String, Look> = runs
+            .iter()
+            .filter_map(|r| r.look.map(|l| (r.model.clone(), l)))
+            .collect();
+        let look_of = |model: &str| looks.get(model).copied();
+        let mut report = gate::paired::evaluate(
+            &m.records, &m.errors, self.gate, &look_of, self.kind, base, candidate,
+        );
+        for r in runs.iter().filter(|r| r.pairs == 0) {
+            if !m.errors.iter().any(|e| e.model == r.model) {
+                gate::paired::not_measured(&mut report, &r.model, &r.stopped, self.gate);
+            }
+        }
+        let [base, candidate] = labels;
+        report.ab = Some(self.summary(runs, base, candidate, &report, wall));
+        report
+    }
+
+    fn summary(
+        &self,
+        runs: &[AbModelRun],
+        base: String,
+        candidate: String,
+        report: &Report,
+        wall: Duration,
+    ) -> AbSummary {
+        let minutes = |d: Duration| d.as_secs_f64() / 60.0;
+        let models: Vec<AbModel> = runs
+            .iter()
+            .map(|r| {
+                // The model's verdict as the final report has it (its rows, its look).
+                let rows: Vec<gate::Row> = report
+                    .rows
+                    .iter()
+                    .filter(|row| row.model == r.model)
+                    .cloned()
+                    .collect();
+                AbModel {
+                    model: r.model.clone(),
+                    pairs: r.pairs,
+                    launches: r.launches,
+                    tensor_parallel_size: r.tensor_parallel_size,
+                    wall_minutes: minutes(r.wall),
+                    gpu_minutes: minutes(r.wall) * f64::from(r.tensor_parallel_size),
+                    verdict: gate::verdict::top_verdict(&rows),
+                    stopped: r.stopped.clone(),
+                }
+            })
+            .collect();
+        AbSummary {
+            base,
+            candidate,
+            order: self.order.describe(),
+            max_launches: self.max_pairs,
+            max_minutes: self.max_minutes,
+            wall_minutes: minutes(wall),
+            gpu_minutes: models.iter().map(|m| m.gpu_minutes).sum(),
+            minutes_left: self.max_minutes.map(|b| (b - minutes(wall)).max(0.0)),
+            models,
+        }
+    }
 }
 
 impl Runner {

@@ -20,7 +20,9 @@ pub mod config;
 mod launch;
 mod output;
 mod rerun;
+mod save;
 mod scenario;
+pub mod single;
 mod warmup;
 
 use std::path::{Path, PathBuf};
@@ -33,6 +35,7 @@ pub use ab::{AbModelRun, AbSpec, Order};
 pub use config::{scenario_run, RunSettings, ScenarioRun};
 pub use output::{Measured, Output};
 pub use rerun::GateInputs;
+pub use save::interrupt_on_ctrl_c;
 pub use warmup::Warmup;
 
 use crate::record::Arm;

@@ -379,3 +379,59 @@ fn no_long_argument_lists() {
         );
     }
 }
+
+/// `src/app/` only parses, wires and maps errors to exit codes: at most this many lines in all,
+/// and no file longer than [`APP_FILE_BUDGET`]. Logic grows in the modules that own it.
+const APP_TOTAL_BUDGET: usize = 1_500;
+const APP_FILE_BUDGET: usize = 300;
+
+/// What breaks the app's line budget, given each file's name and line count.
+fn app_budget_broken(files: &[(String, usize)]) -> Vec<String> {
+    let mut bad: Vec<String> = files
+        .iter()
+        .filter(|(_, n)| *n > APP_FILE_BUDGET)
+        .map(|(f, n)| format!("{f}: {n} lines (at most {APP_FILE_BUDGET} per file)"))
+        .collect();
+    let total: usize = files.iter().map(|(_, n)| n).sum();
+    if total > APP_TOTAL_BUDGET {
+        bad.push(format!(
+            "src/app/ holds {total} lines (at most {APP_TOTAL_BUDGET})"
+        ));
+    }
+    bad
+}
+
+#[test]
+fn app_is_wiring_within_its_line_budget() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/app");
+    let mut stack = vec![dir];
+    let mut files = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let n = std::fs::read_to_string(&p).unwrap().lines().count();
+                files.push((p.display().to_string(), n));
+            }
+        }
+    }
+    assert!(
+        files.len() >= 5,
+        "read only {} files of src/app",
+        files.len()
+    );
+    let bad = app_budget_broken(&files);
+    assert!(
+        bad.is_empty(),
+        "src/app/ is over its budget:\n{}",
+        bad.join("\n")
+    );
+    // The rule bites: one file over, or all of them together over.
+    let one = |n| vec![("a.rs".to_string(), n)];
+    assert!(app_budget_broken(&one(APP_FILE_BUDGET)).is_empty());
+    assert_eq!(app_budget_broken(&one(APP_FILE_BUDGET + 1)).len(), 1);
+    let many = vec![("b.rs".to_string(), 250); 7];
+    assert_eq!(app_budget_broken(&many).len(), 1);
+}

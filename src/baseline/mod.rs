@@ -3,6 +3,8 @@
 //! with no `runs`/`metrics`. Baselines become [`ScenarioResult`] records (one per run) so that the
 //! gate only ever sees records.
 
+pub mod promote;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -213,6 +215,9 @@ pub enum BaselineError {
     },
     #[error("{path}: {message}")]
     Invalid { path: String, message: String },
+    /// Results that cannot be promoted (see [`promote`]).
+    #[error("{0}")]
+    Promote(String),
 }
 
 impl Baseline {
@@ -317,6 +322,24 @@ impl Baseline {
             }
         }
         Ok(())
+    }
+
+    /// [`Baseline::to_toml`], checked to read back (as `path`) to this very baseline.
+    pub fn to_checked_toml(&self, path: &str) -> Result<String, BaselineError> {
+        let text = self.to_toml();
+        if Baseline::parse(&text, path)? != *self {
+            return Err(BaselineError::Invalid {
+                path: path.into(),
+                message: "internal error: the baseline does not round-trip".into(),
+            });
+        }
+        Ok(text)
+    }
+
+    /// Runs recorded, over every model and scenario.
+    pub fn run_count(&self) -> usize {
+        let scenarios = self.models.iter().flat_map(|m| &m.scenarios);
+        scenarios.map(|s| s.runs.len()).sum()
     }
 
     /// Render as TOML with a stable order (models, scenarios and runs as stored, metrics sorted

@@ -8,6 +8,13 @@
 //! Every token is the text `" tok"`; a request always gets exactly `max_tokens` tokens (as with
 //! `ignore_eos`). Chunk bytes are rendered once per request and sent as shared `Bytes`; chunk
 //! times follow absolute deadlines, so delays never drift.
+//!
+//! The client benchmark uses its [`fast`] shape (pre-rendered bytes, kernel receive times). The
+//! module is built only with the `fake-server` feature: tests, benches and examples get it
+//! through the crate's dev-dependency on itself; `perfgate fake-server` needs
+//! `cargo build --features fake-server`.
+
+pub mod fast;
 
 use std::convert::Infallible;
 use std::net::SocketAddr;

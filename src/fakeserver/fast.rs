@@ -1,11 +1,14 @@
-//! A fast fake OpenAI streaming server for the client benchmark: pre-rendered SSE bytes, HTTP/1.1
-//! chunked keep-alive, one tokio thread pinned to core 0, and its own truth statistics (TTFT and
-//! inter-token gaps measured at the server: a request's start is the kernel's receive time of its
-//! first bytes, a token's time is when its bytes are handed to the kernel).
+//! The fast shape of the fake server, for the client benchmark (`benches/client.rs`):
+//! pre-rendered SSE bytes, HTTP/1.1 chunked keep-alive, one tokio thread (pinned and prioritised
+//! by the caller's hook), and its own truth statistics (TTFT and inter-token gaps measured at the
+//! server: a request's start is the kernel's receive time of its first bytes, `SO_TIMESTAMPNS`, a
+//! token's time is when its bytes are handed to the kernel).
 //!
 //! Two shapes: *paced* (a TTFT, then one write per token every `itl`, like a real engine) for the
 //! accuracy runs, and *blast* (no delays, `events_per_write` SSE events per write) for the CPU and
-//! throughput runs, where the server must outrun the client under test.
+//! throughput runs, where the server must outrun the client under test. It answers `GET` with
+//! the model list and the two streaming endpoints; the knobs and faults of the tests are the
+//! [`FakeServer`](super::FakeServer)'s.
 
 use std::io;
 use std::net::SocketAddr;
@@ -89,6 +92,7 @@ impl Truth {
     }
 }
 
+/// Percentile of `v` (sorted in place) with linear interpolation between ranks.
 pub fn percentile(v: &mut [f64], p: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -111,8 +115,9 @@ pub struct Server {
 }
 
 impl Server {
-    /// Start on 127.0.0.1:0 in a thread pinned to `core`.
-    pub fn start(cfg: Config, core: usize, fifo: Option<i32>) -> io::Result<Server> {
+    /// Start on 127.0.0.1:0 in a thread of its own, which first runs `on_thread` (the benchmark
+    /// pins it to a core and raises its priority there).
+    pub fn start(cfg: Config, on_thread: impl FnOnce() + Send + 'static) -> io::Result<Server> {
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;
@@ -132,10 +137,7 @@ impl Server {
         let thread = std::thread::Builder::new()
             .name("fake-server".into())
             .spawn(move || {
-                crate::child::pin_current_thread(core);
-                if let Some(p) = fifo {
-                    crate::child::set_fifo(p);
-                }
+                on_thread();
                 rt.block_on(async move {
                     loop {
                         tokio::select! {

@@ -1,0 +1,44 @@
+//! The hidden `perfgate fake-server`: the [`FakeServer`](crate::fakeserver::FakeServer) of the
+//! tests on a port, until interrupted (only in a build with the `fake-server` feature).
+
+use std::time::Duration;
+
+use super::{infra, Exit};
+use crate::cli::run::FakeServerArgs;
+use crate::fakeserver::{FakeConfig, Fault};
+
+/// `perfgate fake-server`: serve until interrupted, after printing the URL.
+pub(crate) fn exec(args: FakeServerArgs) -> anyhow::Result<Exit> {
+    let fault: Fault = args
+        .fault
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--fault: {e}"))?;
+    for (name, v) in [("--ttft-ms", args.ttft_ms), ("--itl-ms", args.itl_ms)] {
+        anyhow::ensure!(
+            v >= 0.0 && v.is_finite(),
+            "{name} must be a non-negative number"
+        );
+    }
+    let cfg = FakeConfig {
+        ttft: Duration::from_secs_f64(args.ttft_ms / 1e3),
+        itl: Duration::from_secs_f64(args.itl_ms / 1e3),
+        tokens_per_chunk: args.tokens_per_chunk,
+        usage: !args.no_usage,
+        fault,
+        fault_every: args.fault_every,
+        model: args.model,
+        ..Default::default()
+    };
+    let port = args.port;
+    let t = crate::fakeserver::serve_until_signal(cfg, port, |url| {
+        println!("{url}");
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+    })
+    .map_err(|e| infra(format!("cannot listen on 127.0.0.1:{port}: {e}")))?;
+    eprintln!(
+        "fake-server: {} requests, {} completed, {} tokens, mean TTFT {:.3} ms, mean chunk gap {:.3} ms, max in flight {}",
+        t.requests, t.completed, t.tokens, t.mean_ttft_ms, t.mean_chunk_gap_ms, t.max_in_flight
+    );
+    Ok(Exit::Pass)
+}

@@ -1,0 +1,235 @@
+//! `perfgate run`: one scenario against a server that is already running (like `vllm bench
+//! serve`). The pieces around the load client: the server's readiness and model list, the
+//! tokenizer vLLM would choose, what the sampling flags add to each request, the progress bar,
+//! and the `--save-result` JSON and its file name.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::client::load::{self, Progress};
+use crate::tokenizer::{Tokenize, TokenizerError};
+
+/// Why `perfgate run` could not start against the server.
+#[derive(Debug, thiserror::Error)]
+pub enum SingleError {
+    #[error("building the HTTP client: {0}")]
+    Http(String),
+    /// The server did not answer in time (an infrastructure error).
+    #[error("{0}")]
+    NotReady(String),
+}
+
+/// `--base-url`, else `http://HOST:PORT` (vLLM's rule).
+pub fn base_url(base_url: Option<&str>, host: &str, port: u16) -> String {
+    match base_url {
+        Some(u) => u.trim_end_matches('/').to_string(),
+        None if host.contains(':') && !host.starts_with('[') => format!("http://[{host}]:{port}"),
+        None => format!("http://{host}:{port}"),
+    }
+}
+
+/// What `--metadata`, `--header`, `--extra-body` and the sampling flags add to a run.
+#[derive(Debug, Clone, Default)]
+pub struct Extras {
+    pub metadata: BTreeMap<String, String>,
+    pub headers: Vec<(String, String)>,
+    /// The sampling flags as request fields.
+    pub sampling: serde_json::Map<String, serde_json::Value>,
+    pub extra_body: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Extras {
+    /// The extra request fields: the sampling flags first; `--extra-body` wins where both name
+    /// a field.
+    pub fn body(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut body = self.sampling.clone();
+        body.extend(self.extra_body.clone());
+        body
+    }
+}
+
+/// Wait for the server to answer `GET /v1/models` (any status below 500), up to `timeout`
+/// (vLLM's `--ready-check-timeout-sec`; 0: one attempt only when the model list is needed).
+/// Returns the listed model ids when the server gave them.
+pub async fn ready_check(
+    base_url: &str,
+    timeout: Duration,
+    need_models: bool,
+) -> Result<Option<Vec<String>>, SingleError> {
+    if timeout.is_zero() && !need_models {
+        return Ok(None);
+    }
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .map_err(|e| SingleError::Http(e.to_string()))?;
+    let url = format!("{base_url}/v1/models");
+    let start = std::time::Instant::now();
+    let mut last_err;
+    loop {
+        match http.get(&url).send().await {
+            Ok(resp) if resp.status().as_u16() < 500 => {
+                if !resp.status().is_success() {
+                    return Ok(None);
+                }
+                let body: serde_json::Value = resp.json().await.unwrap_or_default();
+                let ids = body["data"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(|m| m["id"].as_str().map(str::to_string))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                return Ok(Some(ids));
+            }
+            Ok(resp) => last_err = format!("HTTP {}", resp.status()),
+            Err(e) => last_err = e.without_url().to_string(),
+        }
+        if start.elapsed() >= timeout {
+            return Err(SingleError::NotReady(format!(
+                "the server at {base_url} is not ready after {} s ({url}: {last_err}); \
+                 raise --ready-check-timeout-sec or check the server",
+                timeout.as_secs()
+            )));
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// The tokenizer to load, as vLLM finds it: `--tokenizer` (a path, `server`, or a Hugging Face
+/// id found in the local cache), else `--model` as a path or a cached Hugging Face id, else the
+/// server's own `/tokenize` (perfgate downloads nothing). The note says which was chosen.
+pub fn tokenizer_spec(tokenizer: Option<&str>, model: Option<&str>) -> (String, Option<String>) {
+    let hf = |id: &str| crate::tokenizer::hf_cached(id).map(|p| p.display().to_string());
+    if let Some(t) = tokenizer {
+        if t.eq_ignore_ascii_case("server") || Path::new(t).exists() {
+            return (t.to_string(), None);
+        }
+        return match hf(t) {
+            Some(p) => (
+                p.clone(),
+                Some(format!("tokenizer `{t}` from the Hugging Face cache: {p}")),
+            ),
+            None => (t.to_string(), None),
+        };
+    }
+    match model.filter(|m| !m.is_empty()) {
+        Some(m) if Path::new(m).exists() => (m.to_string(), None),
+        Some(m) => match hf(m) {
+            Some(p) => (
+                p.clone(),
+                Some(format!(
+                    "tokenizer of `{m}` from the Hugging Face cache: {p}"
+                )),
+            ),
+            None => (
+                "server".into(),
+                Some(format!(
+                    "no local tokenizer for `{m}` (not a path, not in the Hugging Face cache); \
+                     counting tokens with the server's /tokenize (pass --tokenizer to choose)"
+                )),
+            ),
+        },
+        None => (
+            "server".into(),
+            Some("counting tokens with the server's /tokenize (pass --tokenizer to choose)".into()),
+        ),
+    }
+}
+
+/// Load the tokenizer [`tokenizer_spec`] chose (`server`: the server's `/tokenize`).
+pub fn load_tokenizer(name: &str, base_url: &str) -> Result<Arc<dyn Tokenize>, TokenizerError> {
+    crate::client::tokenize::load(name, base_url).map(Arc::from)
+}
+
+/// The `--save-result` JSON: the record under vLLM's keys, the `--save-detailed` arrays (with
+/// vLLM's per-request `errors` list), and the `--metadata` pairs also as top-level keys, as vLLM
+/// writes them (a pair whose key the record already uses stays only under `metadata`).
+pub fn result_json(outcome: &load::RunOutcome) -> Result<String, serde_json::Error> {
+    let mut value = serde_json::to_value(&outcome.result)?;
+    if let Some(obj) = value.as_object_mut() {
+        if let Some(d) = &outcome.detailed {
+            if let serde_json::Value::Object(extra) = serde_json::to_value(d)? {
+                obj.extend(extra);
+            }
+        }
+        for (k, v) in &outcome.result.metadata {
+            if !obj.contains_key(k) && !crate::record::is_stat_key(k) {
+                obj.insert(k.clone(), v.clone().into());
+            }
+        }
+    }
+    let mut text = serde_json::to_string(&value)?;
+    text.push('\n');
+    Ok(text)
+}
+
+/// Where `--save-result` writes: `--result-filename` (in `--result-dir`), else vLLM's name
+/// `BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json`.
+pub struct ResultName<'a> {
+    pub filename: Option<&'a str>,
+    pub dir: Option<&'a Path>,
+    pub backend: &'a str,
+    pub request_rate: String,
+    pub max_concurrency: Option<usize>,
+    pub model: &'a str,
+}
+
+impl ResultName<'_> {
+    pub fn path(&self, date: &str) -> PathBuf {
+        let name = self.filename.map(str::to_string).unwrap_or_else(|| {
+            let model = self.model.rsplit('/').next().unwrap_or(self.model);
+            let conc = self
+                .max_concurrency
+                .map(|c| format!("-concurrency{c}"))
+                .unwrap_or_default();
+            format!(
+                "{}-{}qps{conc}-{model}-{date}.json",
+                self.backend, self.request_rate
+            )
+        });
+        match self.dir {
+            Some(d) => d.join(name),
+            None => PathBuf::from(name),
+        }
+    }
+}
+
+/// A progress bar on stderr (hidden when `show` is false).
+pub struct Bar(Option<indicatif::ProgressBar>);
+
+impl Bar {
+    pub fn new(show: bool) -> Self {
+        Bar(show.then(indicatif::ProgressBar::hidden))
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, total: u64) {
+        if let Some(b) = &self.0 {
+            b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
+            b.set_length(total);
+            if let Ok(style) = indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos}/{len} requests [{elapsed_precise} < {eta_precise}] {msg}",
+            ) {
+                b.set_style(style);
+            }
+        }
+    }
+    fn request_done(&self, ok: bool) {
+        if let Some(b) = &self.0 {
+            if !ok {
+                b.set_message("(failures)");
+            }
+            b.inc(1);
+        }
+    }
+    fn finish(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}
