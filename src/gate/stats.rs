@@ -354,7 +354,7 @@ fn compute_boundary(alpha: f64, looks: u32) -> Vec<f64> {
 /// What [`look_alpha`] gives a family's per-look level relative to its overall level:
 /// `look_alpha(level, k, looks) / level`.
 pub fn look_ratio(level: f64, k: u32, looks: u32) -> f64 {
-    if !(level > 0.0) {
+    if level.is_nan() || level <= 0.0 {
         return 1.0;
     }
     look_alpha(level, k, looks) / level
