@@ -21,7 +21,7 @@ use super::noise::{Noise, NoiseSource, OUTLIER_K};
 use super::stats::{self, Shift, StatsError};
 use super::verdict::{
     blank, count, decide, fill_side, fmt_prob, limits, orientation, scenario_row, success_rule,
-    top_verdict, values, Grouped, Key, Tested, ENGINE_WIDE,
+    top_verdict, unmeasured_row, values, Grouped, Key, Tested, ENGINE_WIDE,
 };
 use super::{Report, Row, ScenarioError, Side, TopVerdict, Verdict};
 use crate::record::{Arm, ScenarioResult};
@@ -319,27 +319,27 @@ pub fn evaluate(
             .iter()
             .find(|e| &e.model == model && &e.scenario == scenario)
         {
-            let mut row = scenario_row(model, scenario, cfg, e.message.clone());
-            row.n_baseline = b.len();
-            row.n_current = c.len();
-            row.verdict = Verdict::Error;
-            rows.push(row);
+            let (msg, n) = (e.message.clone(), [b.len(), c.len()]);
+            rows.push(unmeasured_row(
+                (model, scenario),
+                cfg,
+                Verdict::Error,
+                msg,
+                n,
+            ));
             continue;
         }
         if b.is_empty() || c.is_empty() {
-            let mut row = scenario_row(
-                model,
-                scenario,
+            let arm = if b.is_empty() { "base" } else { "candidate" };
+            let why = format!("scenario not measured on the {arm} arm");
+            let n = [b.len(), c.len()];
+            rows.push(unmeasured_row(
+                (model, scenario),
                 cfg,
-                format!(
-                    "scenario not measured on the {} arm",
-                    if b.is_empty() { "base" } else { "candidate" }
-                ),
-            );
-            row.n_baseline = b.len();
-            row.n_current = c.len();
-            row.verdict = Verdict::Missing;
-            rows.push(row);
+                Verdict::Missing,
+                why,
+                n,
+            ));
             continue;
         }
         for metric in &metrics {

@@ -99,6 +99,20 @@ pub(super) fn scenario_row(model: &str, scenario: &str, cfg: &GateConfig, note: 
     row
 }
 
+/// The one gated row of a scenario that could not be compared: `verdict` (error or missing), why,
+/// and how many records each side had (`n`: baseline or base arm, then current or candidate).
+pub(super) fn unmeasured_row(
+    (model, scenario): (&str, &str),
+    cfg: &GateConfig,
+    verdict: Verdict,
+    note: String,
+    n: [usize; 2],
+) -> Row {
+    let mut row = scenario_row(model, scenario, cfg, note);
+    (row.n_baseline, row.n_current, row.verdict) = (n[0], n[1], verdict);
+    row
+}
+
 pub(super) fn values(recs: &[&ScenarioResult], metric: &str) -> Vec<f64> {
     recs.iter().filter_map(|r| r.metric(metric)).collect()
 }
@@ -445,27 +459,29 @@ pub fn evaluate(
             .iter()
             .find(|e| &e.model == model && &e.scenario == scenario)
         {
-            let mut row = scenario_row(model, scenario, cfg, e.message.clone());
-            row.n_baseline = b.len();
-            row.verdict = Verdict::Error;
-            rows.push(row);
+            let msg = e.message.clone();
+            rows.push(unmeasured_row(
+                (model, scenario),
+                cfg,
+                Verdict::Error,
+                msg,
+                [b.len(), 0],
+            ));
             continue;
         }
         if b.is_empty() || c.is_empty() {
-            let mut row = scenario_row(
-                model,
-                scenario,
+            let why = if b.is_empty() {
+                "scenario not in the baseline"
+            } else {
+                "scenario not in the results"
+            };
+            rows.push(unmeasured_row(
+                (model, scenario),
                 cfg,
-                if b.is_empty() {
-                    "scenario not in the baseline".into()
-                } else {
-                    "scenario not in the results".into()
-                },
-            );
-            row.n_baseline = b.len();
-            row.n_current = c.len();
-            row.verdict = Verdict::Missing;
-            rows.push(row);
+                Verdict::Missing,
+                why.into(),
+                [b.len(), c.len()],
+            ));
             continue;
         }
         compared.entry(model.as_str()).or_default().push(key);
