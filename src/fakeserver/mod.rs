@@ -19,7 +19,7 @@
 //! `cargo build --features fake-server`.
 //!
 //! Modules: `config` (knobs, [`Fault`]), `truth` (the measurements), `server` (the thread,
-//! accept loop and handle), `routes` (one connection's requests), `http` (request reading with
+//! accept loop and handle), `routes` (one connection's requests, what connections share), `http` (request reading with
 //! kernel receive times, response writing), `sse` (the rendered events), `stream` (one streamed
 //! generation).
 
@@ -32,5 +32,6 @@ mod stream;
 mod truth;
 
 pub use config::{FakeConfig, Fault};
-pub use server::{serve_until_signal, FakeServer, SeenRequest};
+pub use routes::SeenRequest;
+pub use server::{serve_until_signal, FakeServer};
 pub use truth::{percentile, Truth};

@@ -1,19 +1,38 @@
 //! One keep-alive connection, request after request: `/health`, `/v1/models`, `/metrics`,
 //! `/tokenize`, `/detokenize`, and the two streaming endpoints (`/v1/completions`,
-//! `/v1/chat/completions`), which record the request, pick its fault and hand it to the stream.
+//! `/v1/chat/completions`), which record the request ([`SeenRequest`]), pick its fault and hand it
+//! to the stream. [`Shared`] is what every connection reads and writes.
 
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
 
-use super::config::Fault;
+use super::config::{FakeConfig, Fault};
 use super::http::{read_request, respond, Request};
-use super::server::{SeenRequest, Shared};
 use super::sse::Events;
 use super::stream::{stream, Job};
+use super::truth::Recorder;
+
+/// A generation request as the server received it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeenRequest {
+    pub path: String,
+    /// Header names lower-cased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body (`null` when it was not JSON).
+    pub body: serde_json::Value,
+}
+
+/// What the connections share.
+pub(super) struct Shared {
+    pub cfg: FakeConfig,
+    pub truth: Recorder,
+    /// The last generation request (for tests of what a client sends).
+    pub last: Mutex<Option<SeenRequest>>,
+}
 
 /// Serve requests on `sock` until the client closes it, a stream ends it or it breaks.
 pub(super) async fn serve_conn(mut sock: TcpStream, shared: Arc<Shared>) {

@@ -12,26 +12,8 @@ use tokio::sync::oneshot;
 
 use super::config::FakeConfig;
 use super::http::enable_rx_timestamps;
-use super::routes::serve_conn;
+use super::routes::{serve_conn, SeenRequest, Shared};
 use super::truth::{Recorder, Truth};
-
-/// A generation request as the server received it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SeenRequest {
-    pub path: String,
-    /// Header names lower-cased, in arrival order.
-    pub headers: Vec<(String, String)>,
-    /// The JSON body (`null` when it was not JSON).
-    pub body: serde_json::Value,
-}
-
-/// What the connections share.
-pub(super) struct Shared {
-    pub cfg: FakeConfig,
-    pub truth: Recorder,
-    /// The last generation request (for tests of what a client sends).
-    pub last: Mutex<Option<SeenRequest>>,
-}
 
 /// A running fake server. Dropping it stops it and joins its thread.
 pub struct FakeServer {
