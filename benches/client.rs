@@ -1,7 +1,7 @@
 //! The client benchmark (issue 7): how much CPU perfgate's load client spends per streamed token,
 //! how fast it can go, how exact its TTFT and ITL are against the server's own truth, and how much
 //! memory a 10,000-request run takes — side by side with SGLang's Python `bench_serving.py` against
-//! the same fast fake server (`perfgate::fakeserver::fast`). The server runs on core 0, each client on core 1.
+//! the same fake server (`perfgate::fakeserver`). The server runs on core 0, each client on core 1.
 //!
 //! Run by hand, never as part of `cargo test`:
 //!     cargo bench --bench client                 # everything, SGLang set up by scripts/setup-sglang-bench.sh
@@ -20,15 +20,20 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use child::{run_pinned, ChildRun};
-use perfgate::fakeserver::fast::{percentile, Config, Server};
+use perfgate::fakeserver::{percentile, FakeConfig, FakeServer};
 
 const SERVER_CORE: usize = 0;
 const CLIENT_CORE: usize = 1;
 const CHILD_LIMIT: Duration = Duration::from_secs(600);
 
-/// The fast fake server on [`SERVER_CORE`], at SCHED_FIFO `fifo` when given.
-fn start_server(cfg: Config, fifo: Option<i32>) -> std::io::Result<Server> {
-    Server::start(cfg, move || {
+/// The fake server, serving the model `bench`, on [`SERVER_CORE`], at SCHED_FIFO `fifo` when
+/// given.
+fn start_server(cfg: FakeConfig, fifo: Option<i32>) -> std::io::Result<FakeServer> {
+    let cfg = FakeConfig {
+        model: "bench".into(),
+        ..cfg
+    };
+    FakeServer::start_on(cfg, 0, move || {
         child::pin_current_thread(SERVER_CORE);
         if let Some(p) = fifo {
             child::set_fifo(p);
@@ -152,10 +157,10 @@ impl Env {
         &self,
         client: Client,
         w: Workload,
-        server: &Server,
+        server: &FakeServer,
         tag: &str,
     ) -> Result<Option<ClientResult>, String> {
-        let base_url = &server.base_url();
+        let base_url = &server.url();
         let before = server.requests_arrived();
         let name = format!(
             "{}-{tag}",
@@ -310,7 +315,7 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         let mut thr = Vec::new();
         let mut run_phase = Vec::new();
         for rep in 0..reps {
-            let server = start_server(Config::blast(16), env.server_fifo).expect("server");
+            let server = start_server(FakeConfig::blast(16), env.server_fifo).expect("server");
             let a = env.run(client, w1, &server, &format!("cpu-short-{rep}"));
             let b = env.run(client, w2, &server, &format!("cpu-long-{rep}"));
             match (a, b) {
@@ -405,7 +410,7 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
         let mut p99_err = BTreeMap::new();
         for client in clients(env) {
             let server = start_server(
-                Config::paced(Duration::from_millis(50), Duration::from_millis(10)),
+                FakeConfig::paced(Duration::from_millis(50), Duration::from_millis(10)),
                 env.server_fifo,
             )
             .expect("server");
@@ -414,17 +419,17 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
                     check(&r, w, client.name(), report);
                     let t = server.truth();
                     let e99 = r.p99_ttft_ms - t.ttft_percentile_ms(99.0);
-                    let emean = r.mean_ttft_ms - t.mean_ttft_ms();
-                    let eitl = r.mean_itl_ms - t.mean_itl_ms();
+                    let emean = r.mean_ttft_ms - t.mean_ttft_ms;
+                    let eitl = r.mean_itl_ms - t.mean_chunk_gap_ms;
                     eprintln!(
                         "accuracy {} c={c}: p99 TTFT {:.2} vs truth {:.2}; mean TTFT {:.2} vs {:.2}; mean ITL {:.4} vs {:.4} (server saw {} requests)",
                         client.name(),
                         r.p99_ttft_ms,
                         t.ttft_percentile_ms(99.0),
                         r.mean_ttft_ms,
-                        t.mean_ttft_ms(),
+                        t.mean_ttft_ms,
                         r.mean_itl_ms,
-                        t.mean_itl_ms(),
+                        t.mean_chunk_gap_ms,
                         t.requests
                     );
                     p99_err.insert(client, e99);
@@ -480,7 +485,7 @@ fn phase_rss(env: &Env, report: &mut Report) {
         who.push(Client::Sglang);
     }
     for client in who {
-        let server = start_server(Config::blast(16), env.server_fifo).expect("server");
+        let server = start_server(FakeConfig::blast(16), env.server_fifo).expect("server");
         match env.run(client, w, &server, "rss") {
             Ok(Some(r)) => {
                 check(&r, w, client.name(), report);
@@ -578,12 +583,12 @@ mod prep;
 fn serve_for(secs: u64, blast: bool) {
     child::pin_current_thread(SERVER_CORE);
     let cfg = if blast {
-        Config::blast(16)
+        FakeConfig::blast(16)
     } else {
-        Config::paced(Duration::from_millis(50), Duration::from_millis(10))
+        FakeConfig::paced(Duration::from_millis(50), Duration::from_millis(10))
     };
     let server = start_server(cfg, Some(20)).expect("server");
-    eprintln!("serving on {}", server.base_url());
+    eprintln!("serving on {}", server.url());
     let t0 = Instant::now();
     std::thread::sleep(Duration::from_secs(secs));
     let t = server.truth();

@@ -1,0 +1,150 @@
+//! What the fake server does: its knobs ([`FakeConfig`]) and the ways a request can go wrong
+//! ([`Fault`]).
+
+use std::time::Duration;
+
+/// A way for a request to go wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Fault {
+    #[default]
+    None,
+    /// Answer HTTP 500 with a JSON error body.
+    Http500,
+    /// Stream `after` tokens, then an in-band `{"error": …}` event and `[DONE]`.
+    ErrorEvent { after: u32 },
+    /// Stream `after` tokens, then an event that is not JSON.
+    Malformed { after: u32 },
+    /// Stream `after` tokens, then break the connection mid-body.
+    Close { after: u32 },
+    /// Stream `after` tokens, then send nothing more (until the client gives up).
+    Stall { after: u32 },
+    /// Stream everything but end the body without `data: [DONE]`.
+    NoDone,
+}
+
+impl Fault {
+    /// Tokens streamed before the fault strikes (`u32::MAX`: it does not cut the stream).
+    pub(super) fn after(self) -> u32 {
+        match self {
+            Fault::ErrorEvent { after }
+            | Fault::Malformed { after }
+            | Fault::Close { after }
+            | Fault::Stall { after } => after,
+            Fault::None | Fault::Http500 | Fault::NoDone => u32::MAX,
+        }
+    }
+}
+
+impl std::str::FromStr for Fault {
+    type Err = String;
+    /// `none`, `http500`, `error-event[:N]`, `malformed[:N]`, `close[:N]`, `stall[:N]`, `no-done`.
+    fn from_str(s: &str) -> Result<Self, String> {
+        let (name, n) = match s.split_once(':') {
+            Some((a, b)) => (a, b.parse::<u32>().map_err(|e| format!("{s}: {e}"))?),
+            None => (s, 1),
+        };
+        Ok(match name {
+            "none" => Fault::None,
+            "http500" => Fault::Http500,
+            "error-event" => Fault::ErrorEvent { after: n },
+            "malformed" => Fault::Malformed { after: n },
+            "close" => Fault::Close { after: n },
+            "stall" => Fault::Stall { after: n },
+            "no-done" => Fault::NoDone,
+            _ => return Err(format!(
+                "unknown fault `{s}` (none, http500, error-event[:N], malformed[:N], close[:N], stall[:N], no-done)"
+            )),
+        })
+    }
+}
+
+/// The server's behaviour.
+///
+/// *Paced* (`ttft` or `itl` non-zero): each token chunk is one write at its due time, like a real
+/// engine. *Blast* (both zero, [`FakeConfig::blast`]): no delays, `events_per_write` chunks per
+/// write, so the server outruns the client under test.
+#[derive(Debug, Clone)]
+pub struct FakeConfig {
+    /// Delay from a request's arrival (the kernel's receive time of its first bytes) to its first
+    /// token.
+    pub ttft: Duration,
+    /// Delay between successive tokens.
+    pub itl: Duration,
+    /// Tokens per SSE chunk (≥ 1); chunks then come every `itl × tokens_per_chunk`.
+    pub tokens_per_chunk: u32,
+    /// SSE chunks per socket write in blast mode (≥ 1); paced mode writes each chunk when due.
+    pub events_per_write: u32,
+    /// Send `usage` (completions: in the final chunk; chat: a separate `choices: []` chunk).
+    pub usage: bool,
+    pub fault: Fault,
+    /// Apply the fault to every `fault_every`-th request (1 = all), counting from the first.
+    pub fault_every: u64,
+    /// The model name in `/v1/models`.
+    pub model: String,
+    /// `max_tokens` when a request does not say.
+    pub default_max_tokens: u32,
+}
+
+impl Default for FakeConfig {
+    fn default() -> Self {
+        FakeConfig {
+            ttft: Duration::from_millis(50),
+            itl: Duration::from_millis(10),
+            tokens_per_chunk: 1,
+            events_per_write: 1,
+            usage: true,
+            fault: Fault::None,
+            fault_every: 1,
+            model: "fake-model".into(),
+            default_max_tokens: 16,
+        }
+    }
+}
+
+impl FakeConfig {
+    /// Paced: the first token `ttft` after a request arrives, then one every `itl`.
+    pub fn paced(ttft: Duration, itl: Duration) -> FakeConfig {
+        FakeConfig {
+            ttft,
+            itl,
+            ..FakeConfig::default()
+        }
+    }
+
+    /// Blast: no delays, `events_per_write` SSE chunks per write.
+    pub fn blast(events_per_write: u32) -> FakeConfig {
+        FakeConfig {
+            ttft: Duration::ZERO,
+            itl: Duration::ZERO,
+            events_per_write,
+            ..FakeConfig::default()
+        }
+    }
+
+    pub(super) fn is_blast(&self) -> bool {
+        self.ttft.is_zero() && self.itl.is_zero()
+    }
+
+    pub(super) fn sanitized(mut self) -> FakeConfig {
+        self.tokens_per_chunk = self.tokens_per_chunk.max(1);
+        self.events_per_write = self.events_per_write.max(1);
+        self.fault_every = self.fault_every.max(1);
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_parse() {
+        assert_eq!(
+            "stall:3".parse::<Fault>().unwrap(),
+            Fault::Stall { after: 3 }
+        );
+        assert_eq!("http500".parse::<Fault>().unwrap(), Fault::Http500);
+        assert_eq!("close".parse::<Fault>().unwrap(), Fault::Close { after: 1 });
+        assert!("boom".parse::<Fault>().is_err());
+    }
+}

@@ -1,0 +1,207 @@
+//! The server's HTTP/1.1 on a raw tokio `TcpStream`: read one request (head and
+//! `Content-Length` body) with the kernel's receive time of its first bytes (`SO_TIMESTAMPNS`),
+//! write whole responses or the head and chunks of a stream, and notice a client that went away.
+
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::time::{Duration, Instant};
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
+use tokio::net::TcpStream;
+
+/// A request as read off the socket.
+pub(super) struct Request {
+    /// The kernel's receive time of the request's first bytes (or when they were read, if the
+    /// kernel gave no stamp or they came with the previous request).
+    pub arrived: Instant,
+    pub method: String,
+    /// Without the query.
+    pub path: String,
+    /// Names lower-cased, in arrival order.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// `Connection: close` (or HTTP/1.0): close after the response.
+    pub close: bool,
+}
+
+/// Status line and headers of a streamed response; its body follows in chunks.
+pub(super) const STREAM_HEAD: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\ntransfer-encoding: chunked\r\n\r\n";
+
+/// The chunk that ends a chunked body.
+pub(super) const LAST_CHUNK: &[u8] = b"0\r\n\r\n";
+
+/// Append `payload` to `out` as one HTTP chunk.
+pub(super) fn chunk_into(out: &mut Vec<u8>, payload: &[u8]) {
+    use std::io::Write;
+    let _ = write!(out, "{:x}\r\n", payload.len());
+    out.extend_from_slice(payload);
+    out.extend_from_slice(b"\r\n");
+}
+
+/// Write a whole response with a `Content-Length` body.
+pub(super) async fn respond(
+    sock: &mut TcpStream,
+    status: &str,
+    content_type: &str,
+    body: &[u8],
+) -> io::Result<()> {
+    let mut out = format!(
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    out.extend_from_slice(body);
+    sock.write_all(&out).await
+}
+
+/// Resolves when the client closed its end or the connection broke; never while it is only
+/// quiet (nor when it sent more: a pipelined request waits for this response).
+pub(super) async fn gone(sock: &TcpStream) {
+    let mut b = [0u8; 1];
+    match sock.peek(&mut b).await {
+        Ok(0) | Err(_) => {}
+        Ok(_) => std::future::pending().await,
+    }
+}
+
+/// `SO_TIMESTAMPNS` (= `SCM_TIMESTAMPNS`) on Linux x86-64 and arm64.
+const SO_TIMESTAMPNS: libc::c_int = 35;
+
+/// Ask the kernel to stamp received data with its arrival time.
+pub(super) fn enable_rx_timestamps(sock: &TcpStream) {
+    let one: libc::c_int = 1;
+    // SAFETY: a valid socket and a c_int option value of the size passed.
+    unsafe {
+        libc::setsockopt(
+            sock.as_raw_fd(),
+            libc::SOL_SOCKET,
+            SO_TIMESTAMPNS,
+            (&one as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        );
+    }
+}
+
+/// `recvmsg` into `buf`, with the kernel's receive time of the data (when it reached the
+/// server's host, before the server got round to reading it) as an `Instant`.
+fn recv_stamped(fd: RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
+    let mut iov = libc::iovec {
+        iov_base: buf.as_mut_ptr().cast(),
+        iov_len: buf.len(),
+    };
+    let mut control = [0u64; 16];
+    // SAFETY: msghdr is plain data; every pointer set below outlives the call.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control.as_mut_ptr().cast();
+    msg.msg_controllen = std::mem::size_of_val(&control) as _;
+    // SAFETY: fd is an open socket, msg points at live buffers.
+    let n = unsafe { libc::recvmsg(fd, &mut msg, 0) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let mut stamp = None;
+    // SAFETY: walking the control messages the kernel wrote into `control`.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == SO_TIMESTAMPNS {
+                let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
+                stamp = Some(ts);
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    let at = stamp.map(|ts| {
+        let (real, mono) = (std::time::SystemTime::now(), Instant::now());
+        let then = std::time::UNIX_EPOCH + Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
+        mono - real.duration_since(then).unwrap_or_default()
+    });
+    Ok((n as usize, at))
+}
+
+async fn read_stamped(sock: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
+    loop {
+        sock.readable().await?;
+        match sock.try_io(Interest::READABLE, || recv_stamped(sock.as_raw_fd(), buf)) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            r => return r,
+        }
+    }
+}
+
+/// Largest request head and body accepted.
+const MAX_HEAD: usize = 1 << 20;
+const MAX_BODY: usize = 64 << 20;
+
+/// Read one request from `sock`, keeping leftovers in `buf`; `None` at a clean end of the
+/// connection. The arrival is the kernel's receive time of the first bytes: a truth that does
+/// not depend on how busy this server thread is when 1,024 requests land at once.
+pub(super) async fn read_request(
+    sock: &mut TcpStream,
+    buf: &mut Vec<u8>,
+) -> io::Result<Option<Request>> {
+    let mut arrived = (!buf.is_empty()).then(Instant::now);
+    let mut tmp = [0u8; 16384];
+    let head_end = loop {
+        if let Some(p) = memchr::memmem::find(buf, b"\r\n\r\n") {
+            break p + 4;
+        }
+        if buf.len() > MAX_HEAD {
+            return Err(io::Error::other("request head too large"));
+        }
+        let (n, stamp) = read_stamped(sock, &mut tmp).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        arrived.get_or_insert_with(|| stamp.unwrap_or_else(Instant::now));
+        buf.extend_from_slice(&tmp[..n]);
+    };
+    let head = std::str::from_utf8(&buf[..head_end]).map_err(io::Error::other)?;
+    let mut lines = head.split("\r\n");
+    let mut start = lines.next().unwrap_or("").split(' ');
+    let method = start.next().unwrap_or("").to_string();
+    let target = start.next().unwrap_or("");
+    let path = target.split('?').next().unwrap_or("").to_string();
+    let mut close = start.next() == Some("HTTP/1.0");
+    let mut headers = Vec::new();
+    let mut content_length = 0usize;
+    for l in lines.filter(|l| !l.is_empty()) {
+        let Some((k, v)) = l.split_once(':') else {
+            continue;
+        };
+        let (k, v) = (k.trim().to_ascii_lowercase(), v.trim());
+        match k.as_str() {
+            "content-length" => {
+                content_length = v.parse().map_err(io::Error::other)?;
+            }
+            "connection" => close = v.eq_ignore_ascii_case("close"),
+            "transfer-encoding" => {
+                return Err(io::Error::other("chunked request bodies are not supported"))
+            }
+            _ => {}
+        }
+        headers.push((k, v.to_string()));
+    }
+    if content_length > MAX_BODY {
+        return Err(io::Error::other("request body too large"));
+    }
+    while buf.len() < head_end + content_length {
+        let n = sock.read(&mut tmp).await?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&tmp[..n]);
+    }
+    let body = buf[head_end..head_end + content_length].to_vec();
+    buf.drain(..head_end + content_length);
+    Ok(Some(Request {
+        arrived: arrived.unwrap_or_else(Instant::now),
+        method,
+        path,
+        headers,
+        body,
+        close,
+    }))
+}
