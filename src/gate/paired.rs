@@ -20,8 +20,8 @@ use super::config::{GateConfig, Look};
 use super::noise::{Noise, NoiseSource, OUTLIER_K};
 use super::stats::{self, Shift, StatsError};
 use super::verdict::{
-    blank, count, decide, fill_side, fmt_prob, limits, orientation, scenario_row, success_rule,
-    top_verdict, unmeasured_row, values, Grouped, Key, Tested, ENGINE_WIDE,
+    blank, count, decide, fill_side, fixed, fmt_prob, limits, orientation, scenario_row, start_row,
+    top_verdict, unmeasured_row, unusable, Grouped, Key, Start, Tested, ENGINE_WIDE,
 };
 use super::{Report, Row, ScenarioError, Side, TopVerdict, Verdict};
 use crate::record::{Arm, ScenarioResult};
@@ -143,52 +143,22 @@ fn paired_row(
     c: &[&ScenarioResult],
     cfg: &GateConfig,
 ) -> Option<(Row, Option<(Shift, Pairs)>)> {
-    let mut row = blank(&key.0, &key.1, metric, cfg);
-    let (bv, cv) = (values(b, metric), values(c, metric));
-    row.n_baseline = bv.len();
-    row.n_current = cv.len();
-    if bv.is_empty() && cv.is_empty() {
-        return None;
-    }
-    if metric == "success_rate" {
-        row.verdict = success_rule(&mut row, b, c);
-        return Some((row, None));
-    }
-    let fixed = |mut row: Row, v: Verdict, note: String| {
-        row.verdict = v;
-        row.note = Some(note);
-        Some((row, None))
+    let missing = [
+        "metric not measured on the base arm",
+        "metric not measured on the candidate arm",
+    ];
+    let (mut row, [bv, cv]) = match start_row(key, metric, b, c, cfg, missing)? {
+        Start::Test(row, values) => (row, values),
+        Start::Done(row) => return Some((row, None)),
     };
-    if bv.is_empty() {
-        return fixed(
-            row,
-            Verdict::Missing,
-            "metric not measured on the base arm".into(),
-        );
-    }
-    if cv.is_empty() {
-        return fixed(
-            row,
-            Verdict::Missing,
-            "metric not measured on the candidate arm".into(),
-        );
-    }
+    let done = |row: Row, v: Verdict, note: String| Some((fixed(row, v, note), None));
     let rule = cfg.rule(metric);
     let pairs = match Pairs::of(b, c, metric) {
         Ok(p) => p,
-        Err(e) => {
-            let dropped = rule.direction == crate::record::Direction::Higher
-                && bv.iter().all(|v| *v > 0.0)
-                && cv.iter().all(|v| *v == 0.0);
-            if dropped {
-                row.change_pct = Some(-100.0);
-                return fixed(row, Verdict::Regressed, "dropped to zero".into());
-            }
-            return fixed(row, Verdict::Inconclusive, e.to_string());
-        }
+        Err(e) => return Some((unusable(row, &rule, [&bv, &cv], e), None)),
     };
     if pairs.n() == 0 {
-        return fixed(
+        return done(
             row,
             Verdict::Inconclusive,
             "no complete pair of launches (one of each arm) yet".into(),
@@ -197,7 +167,7 @@ fn paired_row(
     let d = pairs.diffs();
     let prior = std::f64::consts::SQRT_2 * rule.noise_pct / 100.0;
     let Some(noise) = pair_noise(&d, prior, cfg.prior_df()) else {
-        return fixed(
+        return done(
             row,
             Verdict::Inconclusive,
             StatsError::NoVariance.to_string(),

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::config::GateConfig;
+use super::config::{GateConfig, MetricRule};
 use super::noise::{self, Launches};
 use super::stats::{self, NotDecidable, Shift, StatsError};
 use super::{Counts, Report, Row, Side, TopVerdict, Verdict};
@@ -216,6 +216,69 @@ impl<'a> Grouped<'a> {
     }
 }
 
+/// How a compared metric row starts, stored or paired.
+pub(super) enum Start {
+    /// A test can be tried: the row with its counts, and both sides' values.
+    Test(Row, [Vec<f64>; 2]),
+    /// Decided without a test: the success rule, or a side without the metric (`missing`).
+    Done(Row),
+}
+
+/// The start every compared metric row shares: `None` when neither side measured the metric
+/// (nothing to show); the success rule; `missing` with `missing[0]` / `missing[1]` as the note
+/// when the baseline (base arm) or the results (candidate arm) lack it.
+pub(super) fn start_row(
+    key: &Key,
+    metric: &str,
+    b: &[&ScenarioResult],
+    c: &[&ScenarioResult],
+    cfg: &GateConfig,
+    missing: [&str; 2],
+) -> Option<Start> {
+    let mut row = blank(&key.0, &key.1, metric, cfg);
+    let (bv, cv) = (values(b, metric), values(c, metric));
+    row.n_baseline = bv.len();
+    row.n_current = cv.len();
+    if bv.is_empty() && cv.is_empty() {
+        return None;
+    }
+    if metric == "success_rate" {
+        row.verdict = success_rule(&mut row, b, c);
+        return Some(Start::Done(row));
+    }
+    for (side, why) in [&bv, &cv].into_iter().zip(missing) {
+        if side.is_empty() {
+            return Some(Start::Done(fixed(row, Verdict::Missing, why.into())));
+        }
+    }
+    Some(Start::Test(row, [bv, cv]))
+}
+
+/// A row decided without a test: its verdict and why.
+pub(super) fn fixed(mut row: Row, verdict: Verdict, note: String) -> Row {
+    row.verdict = verdict;
+    row.note = Some(note);
+    row
+}
+
+/// A metric whose values cannot be tested (`why`): regressed when a higher-is-better metric
+/// dropped to zero on every candidate launch, inconclusive otherwise.
+pub(super) fn unusable(
+    mut row: Row,
+    rule: &MetricRule,
+    [bv, cv]: [&[f64]; 2],
+    why: impl std::fmt::Display,
+) -> Row {
+    let dropped = rule.direction == Direction::Higher
+        && bv.iter().all(|v| *v > 0.0)
+        && cv.iter().all(|v| *v == 0.0);
+    if dropped {
+        row.change_pct = Some(-100.0);
+        return fixed(row, Verdict::Regressed, "dropped to zero".into());
+    }
+    fixed(row, Verdict::Inconclusive, why.to_string())
+}
+
 /// One metric of one scenario: the row, and its test when one can be made.
 fn metric_row(
     key: &Key,
@@ -224,51 +287,22 @@ fn metric_row(
     c: &[&ScenarioResult],
     cfg: &GateConfig,
 ) -> Option<(Row, Option<(Shift, usize)>)> {
-    let mut row = blank(&key.0, &key.1, metric, cfg);
-    let (bv, cv) = (values(b, metric), values(c, metric));
-    row.n_baseline = bv.len();
-    row.n_current = cv.len();
-    if bv.is_empty() && cv.is_empty() {
-        return None; // never measured on either side: nothing to show
-    }
-    if metric == "success_rate" {
-        row.verdict = success_rule(&mut row, b, c);
-        return Some((row, None));
-    }
-    let fixed = |mut row: Row, v: Verdict, note: String| {
-        row.verdict = v;
-        row.note = Some(note);
-        Some((row, None))
+    let missing = ["metric not in the baseline", "metric not in the results"];
+    let (mut row, [bv, cv]) = match start_row(key, metric, b, c, cfg, missing)? {
+        Start::Test(row, values) => (row, values),
+        Start::Done(row) => return Some((row, None)),
     };
-    if bv.is_empty() {
-        return fixed(row, Verdict::Missing, "metric not in the baseline".into());
-    }
-    if cv.is_empty() {
-        return fixed(row, Verdict::Missing, "metric not in the results".into());
-    }
     let rule = cfg.rule(metric);
     let (bl, cl) = match (Launches::of(b, metric), Launches::of(c, metric)) {
         (Ok(bl), Ok(cl)) => (bl, cl),
-        (Err(e), _) | (_, Err(e)) => {
-            let dropped = rule.direction == Direction::Higher
-                && bv.iter().all(|v| *v > 0.0)
-                && cv.iter().all(|v| *v == 0.0);
-            if dropped {
-                row.change_pct = Some(-100.0);
-                return fixed(row, Verdict::Regressed, "dropped to zero".into());
-            }
-            return fixed(row, Verdict::Inconclusive, e.to_string());
-        }
+        (Err(e), _) | (_, Err(e)) => return Some((unusable(row, &rule, [&bv, &cv], e), None)),
     };
     row.baseline = Some(bl.mean().exp());
     row.current = Some(cl.mean().exp());
     row.launches = Some([bl.n(), cl.n()]);
     let Some(noise) = noise::estimate(&[&bl, &cl], rule.noise_pct / 100.0, cfg.prior_df()) else {
-        return fixed(
-            row,
-            Verdict::Inconclusive,
-            StatsError::NoVariance.to_string(),
-        );
+        let why = StatsError::NoVariance.to_string();
+        return Some((fixed(row, Verdict::Inconclusive, why), None));
     };
     let d = cl.mean() - bl.mean();
     let shift = Shift {
