@@ -54,6 +54,10 @@ pub const DEFAULT_EQUIVALENCE_ALPHA: f64 = 0.05;
 /// Default weight of the noise prior, in degrees of freedom: weak, so that a row's own
 /// launches dominate as soon as there are a few.
 pub const DEFAULT_PRIOR_DF: f64 = 4.0;
+/// Default share of α that weighted Holm gives the widest engine-wide tests (over all models,
+/// or over the model's scenarios when the check has one model); the rows and the narrower
+/// tests share the rest. See [`GateConfig::holm_weights`].
+pub const DEFAULT_ENGINE_WIDE_SHARE: f64 = 0.25;
 
 /// The noise class of a metric: sets its default tolerance and noise prior.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,6 +147,7 @@ pub struct MetricGate {
 /// alpha = 0.01              # family-wise rate of "worse than δ" false alarms per check (Holm)
 /// equivalence_alpha = 0.05  # one-sided level of the bound that must sit within δ to pass
 /// prior_df = 4              # weight of the noise prior, degrees of freedom
+/// engine_wide_share = 0.25  # least share of α for the widest engine-wide tests (weighted Holm)
 /// gated = ["output_throughput", "p99_ttft_ms", "success_rate"]   # replaces the default list
 /// show = ["mean_itl_ms"]    # extra metrics to show, not gate
 /// engine_wide = ["output_throughput", "p99_ttft_ms"]            # replaces the default list
@@ -161,6 +166,10 @@ pub struct GateConfig {
     pub equivalence_alpha: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prior_df: Option<f64>,
+    /// Least share of α (weighted Holm) for the widest engine-wide tests: over all models, or
+    /// over the model's scenarios when the check has one model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine_wide_share: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gated: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -275,6 +284,14 @@ impl GateConfig {
         };
         prob("alpha", self.alpha)?;
         prob("equivalence_alpha", self.equivalence_alpha)?;
+        if let Some(s) = self.engine_wide_share {
+            if !(s > 0.0 && s < 1.0) {
+                return Err(bad(
+                    "engine_wide_share",
+                    format!("must be in (0, 1), got {s}"),
+                ));
+            }
+        }
         if let Some(d) = self.prior_df {
             if !(d.is_finite() && d >= 0.0) {
                 return Err(bad("prior_df", format!("must be ≥ 0, got {d}")));
@@ -320,6 +337,7 @@ impl GateConfig {
         out.alpha = other.alpha.or(out.alpha);
         out.equivalence_alpha = other.equivalence_alpha.or(out.equivalence_alpha);
         out.prior_df = other.prior_df.or(out.prior_df);
+        out.engine_wide_share = other.engine_wide_share.or(out.engine_wide_share);
         if other.gated.is_some() {
             out.gated = other.gated.clone();
         }
@@ -353,21 +371,65 @@ impl GateConfig {
         self.prior_df.unwrap_or(DEFAULT_PRIOR_DF)
     }
 
-    /// The level of this look's "worse than δ" tests: α, or its share under α-spending.
-    pub fn look_alpha(&self) -> f64 {
-        self.look_alpha_for(1)
+    pub fn engine_wide_share(&self) -> f64 {
+        self.engine_wide_share.unwrap_or(DEFAULT_ENGINE_WIDE_SHARE)
     }
 
-    /// The family-wise α of this look for a Holm family of `m` tests: α times the share of the
-    /// level that the group-sequential boundary gives this look at the family's smallest Holm
-    /// level, α / m ([`super::stats::look_ratio`]). The share grows with the level, so every
-    /// larger Holm level gets at most its own boundary's level and α holds over all looks.
+    /// The level of this look's "worse than δ" tests: α, or its share under α-spending.
+    pub fn look_alpha(&self) -> f64 {
+        self.look_alpha_at(1.0)
+    }
+
+    /// The family-wise α of this look for a Holm family of `m` equally weighted tests.
     pub fn look_alpha_for(&self, m: usize) -> f64 {
+        self.look_alpha_at(1.0 / m.max(1) as f64)
+    }
+
+    /// The family-wise α of this look for a weighted Holm family whose smallest weight is
+    /// `w_min` (weights summing to 1): α times the share of the level that the group-sequential
+    /// boundary gives this look at the family's smallest level, α · w_min
+    /// ([`super::stats::look_ratio`]). The share grows with the level, so every larger Holm
+    /// level gets at most its own boundary's level and α holds over all looks.
+    pub fn look_alpha_at(&self, w_min: f64) -> f64 {
         let a = self.alpha();
         match self.look {
-            Some(l) => a * super::stats::look_ratio(a / m.max(1) as f64, l.k, l.of),
+            Some(l) => {
+                a * super::stats::look_ratio(a * w_min.clamp(f64::MIN_POSITIVE, 1.0), l.k, l.of)
+            }
             None => a,
         }
+    }
+
+    /// Weighted Holm's weights for a family of gated tests, `widest[i]` telling whether test
+    /// i is one of the widest engine-wide tests: those share [`Self::engine_wide_share`] of α
+    /// equally (or their share under equal weights, when that is more), the others the rest
+    /// equally; a group that is empty leaves everything to the other. The weights sum to 1.
+    ///
+    /// Why not equal weights: a uniform slowdown, the commonest regression, is seen by the
+    /// engine-wide test long before any row; with equal weights its level shrinks with every
+    /// row of the suite (α / 107 on a 6-model, 4-scenario suite), while a row loses little
+    /// when its level drops by a quarter (README, "Decision quality"). A small suite's
+    /// engine-wide tests already hold more than that share, and keep it.
+    pub fn holm_weights(&self, widest: &[bool]) -> Vec<f64> {
+        let n_wide = widest.iter().filter(|w| **w).count();
+        let n_rest = widest.len() - n_wide;
+        let share = match (n_wide, n_rest) {
+            (0, _) => 0.0,
+            (_, 0) => 1.0,
+            _ => self
+                .engine_wide_share()
+                .max(n_wide as f64 / widest.len() as f64),
+        };
+        widest
+            .iter()
+            .map(|&w| {
+                if w {
+                    share / n_wide as f64
+                } else {
+                    (1.0 - share) / n_rest as f64
+                }
+            })
+            .collect()
     }
 
     /// The level of this look's `pass` bound: `equivalence_alpha`, or its share.
@@ -498,6 +560,41 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert_eq!(e, "gate setting `alpha`: must be in (0, 0.5), got 2");
+        let e = GateConfig::parse("engine_wide_share = 1\n", "g.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "gate setting `engine_wide_share`: must be in (0, 1), got 1"
+        );
+    }
+
+    #[test]
+    fn holm_weights_give_the_widest_tests_their_share() {
+        let c = GateConfig::default();
+        // 6 models × 4 scenarios × 3 gated metrics + 6 × 5 per-model tests, then the 5 tests
+        // over all models: equal weights would give the 5 a share of 5 / 107.
+        let mut widest = vec![false; 102];
+        widest.extend([true; 5]);
+        let w = c.holm_weights(&widest);
+        assert!((w.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+        assert!((w[106] - 0.25 / 5.0).abs() < 1e-15, "{}", w[106]);
+        assert!((w[0] - 0.75 / 102.0).abs() < 1e-15, "{}", w[0]);
+        // One model, 3 scenarios: its 5 engine-wide tests already hold 5 / 14 > 0.25 under
+        // equal weights, and keep it.
+        let mut small = vec![false; 9];
+        small.extend([true; 5]);
+        for x in c.holm_weights(&small) {
+            assert!((x - 1.0 / 14.0).abs() < 1e-15, "{x}");
+        }
+        // A group alone takes everything; a set share is used.
+        assert_eq!(c.holm_weights(&[false, false]), vec![0.5, 0.5]);
+        assert_eq!(c.holm_weights(&[true]), vec![1.0]);
+        let half = GateConfig::parse("engine_wide_share = 0.6\n", "g").unwrap();
+        let w = half.holm_weights(&small);
+        assert!((w[13] - 0.6 / 5.0).abs() < 1e-15 && (w[0] - 0.4 / 9.0).abs() < 1e-15);
+        // The look's level is computed at the smallest weight.
+        assert_eq!(c.look_alpha_at(0.75 / 102.0), c.alpha());
     }
 
     #[test]

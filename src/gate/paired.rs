@@ -12,7 +12,7 @@
 //!
 //! Each model is its own sequential test: after each pair it is judged at its look's share of
 //! α (group-sequential boundary, [`super::stats::look_alpha`]); models share α by Bonferroni (α / models) and
-//! rows within a model by Holm. There is no test over all models: each model stops on its own.
+//! rows within a model by weighted Holm. There is no test over all models: each model stops on its own.
 
 use std::collections::BTreeMap;
 
@@ -474,10 +474,11 @@ fn method_sentence(cfg: &GateConfig, models: usize, alphas: &[(f64, Option<Look>
          model, scenario and metric each launch gives one value (median of its runs' logs) and \
          each pair the difference candidate − base on the log scale; a row regresses when the \
          pairs show it worse than its tolerance δ (one-sided paired t against the shifted null, \
-         the differences' spread shrunk toward a prior worth {} df, Holm across the model's gated \
-         rows, {levels}) and passes when its {}% one-sided bound stays within δ; an engine-wide \
+         the differences' spread shrunk toward a prior worth {} df, weighted Holm across the model's \
+         gated rows and tests with at least {}% of α on the engine-wide tests, {levels}) and passes when its {}% one-sided bound stays within δ; an engine-wide \
          test per metric pools each model's scenarios pair by pair.",
         fmt_prob(cfg.prior_df()),
+        fmt_prob(100.0 * cfg.engine_wide_share()),
         fmt_prob(100.0 * (1.0 - cfg.equivalence_alpha())),
     )
 }

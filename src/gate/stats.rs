@@ -116,15 +116,26 @@ pub fn log_tolerance(pct: f64) -> f64 {
 
 /// Holm's step-down adjusted p-values (same order as the input).
 pub fn holm(p: &[f64]) -> Vec<f64> {
+    holm_weighted(p, &vec![1.0; p.len()])
+}
+
+/// Weighted Holm (Holm 1979): the step-down procedure whose step tests each remaining
+/// hypothesis i at α · wᵢ / Σ(remaining weights), i.e. the closure of weighted Bonferroni
+/// tests; it holds the family-wise error rate at α for any positive weights. Returns adjusted
+/// p-values (same order as the input): reject i at level α when its value is ≤ α.
+pub fn holm_weighted(p: &[f64], w: &[f64]) -> Vec<f64> {
+    assert_eq!(p.len(), w.len(), "one weight per p-value");
     let m = p.len();
     let mut order: Vec<usize> = (0..m).collect();
-    order.sort_by(|&a, &b| p[a].total_cmp(&p[b]).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| (p[a] / w[a]).total_cmp(&(p[b] / w[b])).then(a.cmp(&b)));
+    let mut left: f64 = w.iter().sum();
     let mut out = vec![0.0; m];
     let mut running: f64 = 0.0;
-    for (rank, &i) in order.iter().enumerate() {
-        let adj = ((m - rank) as f64 * p[i]).min(1.0);
+    for &i in &order {
+        let adj = (p[i] / w[i] * left).min(1.0);
         running = running.max(adj);
         out[i] = running;
+        left -= w[i];
     }
     out
 }
@@ -521,6 +532,36 @@ mod tests {
         assert_eq!(holm(&[0.9, 0.8]), vec![1.0, 1.0]);
         assert_eq!(holm(&[0.2, 0.3]), vec![0.4, 0.4]);
         assert!(holm(&[]).is_empty());
+    }
+
+    #[test]
+    fn weighted_holm_matches_the_closure_of_weighted_bonferroni() {
+        // Reference: brute-force closed testing in Python: H_i's adjusted p is the largest,
+        // over index sets J ∋ i, of min_{j∈J} p_j · Σ_J w / w_j.
+        let cases: [(&[f64], &[f64], &[f64]); 3] = [
+            (
+                &[0.01, 0.04, 0.03, 0.005],
+                &[0.5, 0.5 / 3.0, 0.5 / 3.0, 0.5 / 3.0],
+                &[0.02, 0.06, 0.06, 0.02],
+            ),
+            (
+                &[0.002, 0.02, 0.0004, 0.3, 0.011],
+                &[0.4, 0.1, 0.1, 0.2, 0.2],
+                &[0.0045, 0.06, 0.004, 0.3, 0.0275],
+            ),
+            (&[0.9, 0.8, 0.001], &[0.1, 0.1, 0.8], &[1.0, 1.0, 0.00125]),
+        ];
+        for (p, w, want) in cases {
+            let got = holm_weighted(p, w);
+            for (g, e) in got.iter().zip(want) {
+                assert!((g - e).abs() < 1e-12, "{p:?} {w:?}: {got:?} vs {want:?}");
+            }
+        }
+        // Equal weights of any scale are plain Holm (R's p.adjust, above).
+        let eq = holm_weighted(&[0.01, 0.04, 0.03, 0.005], &[0.25; 4]);
+        for (g, e) in eq.iter().zip([0.03, 0.06, 0.06, 0.02]) {
+            assert!((g - e).abs() < 1e-12, "{eq:?}");
+        }
     }
 
     /// A worked example, every number from numpy/scipy:

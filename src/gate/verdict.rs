@@ -1,7 +1,7 @@
 //! From records to a [`Report`]: match baseline and current runs by model and scenario id,
 //! group them by engine launch, compare every listed metric per row (launch values on the log
 //! scale, the row's own noise from [`super::noise`]), add one engine-wide test per metric and
-//! model, test "worse than the tolerance" with Holm across the gated tests at this look's share of
+//! model, test "worse than the tolerance" with weighted Holm across the gated tests at this look's share of
 //! α, pass what is shown within the tolerance, apply the success-rate rule, and derive the top
 //! verdict. Deterministic: the same inputs give the same rows in the same order.
 
@@ -656,7 +656,20 @@ pub fn nothing_compared(
 /// Launches a side beyond which "likely decides" is not worth saying.
 pub(super) const NEEDED_CAP: u32 = 50;
 
-/// Holm within the gated tests and, separately, within the shown ones; then every tested row's
+/// Which of `tests` are the widest engine-wide tests: over all models when the family has
+/// them, else over each model's scenarios.
+fn widest(rows: &[Row], tests: &[&Tested]) -> Vec<bool> {
+    let engine_wide = |t: &Tested| rows[t.row].scenario == ENGINE_WIDE;
+    let all = |t: &Tested| engine_wide(t) && rows[t.row].model == ALL_MODELS;
+    let has_all = tests.iter().any(|t| all(t));
+    tests
+        .iter()
+        .map(|t| if has_all { all(t) } else { engine_wide(t) })
+        .collect()
+}
+
+/// Weighted Holm within the gated tests (the widest engine-wide tests share
+/// [`GateConfig::engine_wide_share`] of α) and plain Holm within the shown ones; then every tested row's
 /// verdict: regressed (worse than δ, significant after Holm at this look's α), improved (the
 /// mirror image), pass (the one-sided bound of "worse" below δ), else inconclusive with the
 /// launches that would likely decide it.
@@ -667,7 +680,12 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
             .iter()
             .filter(|t| rows[t.row].gated == gated)
             .collect();
-        let alpha = cfg.look_alpha_for(mine.len());
+        let weights = if gated {
+            cfg.holm_weights(&widest(rows, &mine))
+        } else {
+            vec![1.0 / mine.len().max(1) as f64; mine.len()]
+        };
+        let alpha = cfg.look_alpha_at(weights.iter().copied().fold(1.0, f64::min));
         let worse: Vec<f64> = mine
             .iter()
             .map(|t| t.shift.p_worse_than(t.lim_worse))
@@ -676,7 +694,10 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
             .iter()
             .map(|t| t.shift.p_better_than(t.lim_better))
             .collect();
-        let (worse, better) = (stats::holm(&worse), stats::holm(&better));
+        let (worse, better) = (
+            stats::holm_weighted(&worse, &weights),
+            stats::holm_weighted(&better, &weights),
+        );
         for (k, t) in mine.iter().enumerate() {
             let row = &mut rows[t.row];
             let s = t.shift;
@@ -803,10 +824,12 @@ pub fn method_sentence(cfg: &GateConfig, n_gated: usize) -> String {
          value (median of logs), the candidate's launches are compared with the baseline's on the log \
          scale with the row's own launch-to-launch noise (shrunk toward a prior worth {} df), and an \
          engine-wide test per metric pools each model's scenarios launch by launch; a row regresses \
-         when it is shown worse than its tolerance δ (one-sided test against the shifted null, Holm \
-         across {n_gated} gated rows and tests, family-wise α = {}{look}) and passes when its {}% \
-         one-sided bound of the change stays within δ.",
+         when it is shown worse than its tolerance δ (one-sided test against the shifted null, \
+         weighted Holm across {n_gated} gated rows and tests with at least {}% of α on the widest \
+         engine-wide tests, family-wise α = {}{look}) and passes when its {}% one-sided bound of \
+         the change stays within δ.",
         fmt_prob(cfg.prior_df()),
+        fmt_prob(100.0 * cfg.engine_wide_share()),
         fmt_prob(cfg.look_alpha_for(n_gated)),
         fmt_prob(100.0 * (1.0 - cfg.look_equivalence_alpha())),
     )
@@ -1205,6 +1228,51 @@ mod tests {
             sa[1] - sa[0] < so[1] - so[0],
             "pooling narrows the interval"
         );
+    }
+
+    #[test]
+    fn the_all_models_tests_hold_their_share_of_alpha() {
+        // 3 models × 2 scenarios, ±1 % launch noise, throughput 4.8 % lower everywhere: 38
+        // gated tests (18 rows, 15 per-model engine-wide, 5 over all models). Equal weights
+        // (a share below 5/38 falls back to them) test the all-models throughput first at
+        // α/38; the default gives the 5 tests a quarter of α, α/20 each.
+        let base = quiet_suite(3, 0.01);
+        let cur: Vec<_> = base
+            .iter()
+            .map(|r| {
+                let mut r = scaled(r, 0.952, 1.0);
+                r.launch_id = r.launch_id.map(|l| format!("c{l}"));
+                r
+            })
+            .collect();
+        let all = |cfg: &GateConfig| {
+            let rep = evaluate(
+                &base,
+                &cur,
+                &[],
+                cfg,
+                "check",
+                Side::default(),
+                Side::default(),
+            );
+            let row = rep
+                .rows
+                .iter()
+                .find(|r| r.model == ALL_MODELS && r.metric == "output_throughput")
+                .expect("an all-models row")
+                .clone();
+            (row, rep.verdict)
+        };
+        let equal = GateConfig::parse("engine_wide_share = 0.01\n", "g").unwrap();
+        let (w, top_w) = all(&GateConfig::default());
+        let (e, top_e) = all(&equal);
+        assert_eq!((w.verdict, top_w), (Verdict::Regressed, TopVerdict::Fail));
+        assert_eq!(
+            (e.verdict, top_e),
+            (Verdict::Inconclusive, TopVerdict::Inconclusive)
+        );
+        let ratio = w.p_value.unwrap() / e.p_value.unwrap();
+        assert!((ratio - 20.0 / 38.0).abs() < 1e-9, "{ratio}");
     }
 
     #[test]
