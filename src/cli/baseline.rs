@@ -15,7 +15,7 @@ pub enum BaselineCommand {
     /// Print each row's noise as the gate estimates it: launch-to-launch and run-to-run
     /// standard deviations (log scale, ≈ relative) with their degrees of freedom, the value the
     /// gate uses (shrunk toward the prior), and how many candidate launches an unchanged engine
-    /// would likely need to pass.
+    /// would likely need to pass; then each model's engine-wide series.
     Noise(NoiseArgs),
     /// Make checked results the new baseline, with provenance (source report, commit, date);
     /// refuses results whose check failed unless `--force`, and prints what changed.

@@ -10,6 +10,9 @@ use serde::{Deserialize, Serialize};
 use super::stats::{self, StatsError};
 use crate::record::ScenarioResult;
 
+/// The scenario name of an engine-wide test's row.
+pub const ENGINE_WIDE: &str = "(engine-wide)";
+
 /// A launch's identity for grouping: its `launch_id`, else the run's own index (records
 /// without launch ids — imports, older live runs — count each run as its own launch).
 pub fn launch_key(r: &ScenarioResult) -> String {
@@ -114,6 +117,44 @@ impl Launches {
             df += (r.len() - 1) as f64;
         }
         (ss, df)
+    }
+}
+
+/// The engine-wide series of one side: for each launch (in the first row's order) that ran
+/// every row, the weighted mean of its values minus the row's `centre`. `rows` pairs each row's
+/// launches with its weight (1/sd² in the gate) and centre (the baseline's mean). Used by the
+/// engine-wide test and by `perfgate baseline noise`.
+pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Vec<f64> {
+    let Some(first) = rows.first() else {
+        return Vec::new();
+    };
+    let wsum: f64 = rows.iter().map(|r| r.1).sum();
+    let mut out = Vec::new();
+    for key in &first.0.keys {
+        let mut z = 0.0;
+        let mut complete = true;
+        for (l, w, centre) in rows {
+            match l.keys.iter().position(|k| k == key) {
+                Some(i) => z += w * (l.values[i] - centre),
+                None => complete = false,
+            }
+        }
+        if complete {
+            out.push(z / wsum);
+        }
+    }
+    out
+}
+
+impl Launches {
+    /// A series of one value per launch (an engine-wide series), as launches of one run each.
+    pub fn single(values: Vec<f64>, has_ids: bool) -> Launches {
+        Launches {
+            keys: (0..values.len()).map(|i| i.to_string()).collect(),
+            runs: values.iter().map(|v| vec![*v]).collect(),
+            values,
+            has_ids,
+        }
     }
 }
 
@@ -260,7 +301,83 @@ pub struct NoiseRow {
     pub launches_to_pass: Option<u32>,
 }
 
-/// The noise of every gated and shown metric of every row of a baseline's records.
+/// Candidate launches an unchanged engine would likely need to pass a row of this noise.
+fn to_pass(
+    levels: &TwoLevel,
+    rule: &super::config::MetricRule,
+    n: usize,
+    cfg: &super::GateConfig,
+) -> Option<u32> {
+    let lim = match rule.direction {
+        crate::record::Direction::Higher => -(-rule.tolerance_pct / 100.0).ln_1p(),
+        crate::record::Direction::Lower => (rule.tolerance_pct / 100.0).ln_1p(),
+    };
+    stats::launches_needed(
+        0.0,
+        lim,
+        levels.gate_sd_pct / 100.0,
+        n,
+        levels.gate_df,
+        cfg.equivalence_alpha(),
+        50,
+    )
+    .ok()
+}
+
+/// The engine-wide rows of one model: per engine-wide metric, the noise of each launch's
+/// precision-weighted mean over the model's scenarios (weights 1/sd² of each row's gate noise,
+/// launches that ran every scenario), as the engine-wide test sees it. Needs ≥ 2 scenarios.
+fn engine_wide_rows(
+    model: &str,
+    recs: &[Vec<&ScenarioResult>],
+    cfg: &super::GateConfig,
+) -> Vec<NoiseRow> {
+    let mut out = Vec::new();
+    for metric in cfg.engine_wide_list() {
+        let rule = cfg.rule(&metric);
+        let mut rows: Vec<(Launches, f64)> = Vec::new();
+        for r in recs {
+            let Ok(l) = Launches::of(r, &metric) else {
+                continue;
+            };
+            let Some(n) = estimate(&[&l], rule.noise_pct / 100.0, cfg.prior_df()) else {
+                continue;
+            };
+            rows.push((l, 1.0 / (n.sd() * n.sd()).max(1e-12)));
+        }
+        if rows.len() < 2 {
+            continue;
+        }
+        let wsum: f64 = rows.iter().map(|r| r.1).sum();
+        let weighted: Vec<(&Launches, f64, f64)> =
+            rows.iter().map(|(l, w)| (l, *w, l.mean())).collect();
+        let z = pooled(&weighted);
+        let ids = rows.iter().all(|r| r.0.has_ids);
+        let series = Launches::single(z, ids);
+        if series.n() == 0 {
+            continue;
+        }
+        let Some(mut levels) = two_level(&series, (1.0 / wsum).sqrt(), cfg.prior_df()) else {
+            continue;
+        };
+        // A launch's runs are the scenarios' runs: count them, not the series' one per launch.
+        levels.runs = rows.iter().map(|r| r.0.n_runs()).max().unwrap_or(0);
+        let launches_to_pass = to_pass(&levels, &rule, series.n(), cfg);
+        out.push(NoiseRow {
+            model: model.to_string(),
+            scenario: ENGINE_WIDE.to_string(),
+            metric,
+            gated: true,
+            levels,
+            tolerance_pct: rule.tolerance_pct,
+            launches_to_pass,
+        });
+    }
+    out
+}
+
+/// The noise of every gated and shown metric of every row of a baseline's records, then each
+/// model's engine-wide rows.
 pub fn table(records: &[ScenarioResult], cfg: &super::GateConfig) -> Vec<NoiseRow> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for r in records {
@@ -270,11 +387,16 @@ pub fn table(records: &[ScenarioResult], cfg: &super::GateConfig) -> Vec<NoiseRo
         }
     }
     let mut out = Vec::new();
+    let mut by_model: Vec<(String, Vec<Vec<&ScenarioResult>>)> = Vec::new();
     for (model, scenario) in keys {
         let recs: Vec<&ScenarioResult> = records
             .iter()
             .filter(|r| r.model == model && r.scenario_id() == scenario)
             .collect();
+        match by_model.iter_mut().find(|m| m.0 == model) {
+            Some(m) => m.1.push(recs.clone()),
+            None => by_model.push((model.clone(), vec![recs.clone()])),
+        }
         for metric in cfg.metric_list() {
             if metric == "success_rate" {
                 continue;
@@ -286,20 +408,7 @@ pub fn table(records: &[ScenarioResult], cfg: &super::GateConfig) -> Vec<NoiseRo
             let Some(levels) = two_level(&l, rule.noise_pct / 100.0, cfg.prior_df()) else {
                 continue;
             };
-            let lim = match rule.direction {
-                crate::record::Direction::Higher => -(-rule.tolerance_pct / 100.0).ln_1p(),
-                crate::record::Direction::Lower => (rule.tolerance_pct / 100.0).ln_1p(),
-            };
-            let launches_to_pass = stats::launches_needed(
-                0.0,
-                lim,
-                levels.gate_sd_pct / 100.0,
-                l.n(),
-                levels.gate_df,
-                cfg.equivalence_alpha(),
-                50,
-            )
-            .ok();
+            let launches_to_pass = to_pass(&levels, &rule, l.n(), cfg);
             out.push(NoiseRow {
                 model: model.clone(),
                 scenario: scenario.clone(),
@@ -310,6 +419,9 @@ pub fn table(records: &[ScenarioResult], cfg: &super::GateConfig) -> Vec<NoiseRo
                 launches_to_pass,
             });
         }
+    }
+    for (model, scenarios) in &by_model {
+        out.extend(engine_wide_rows(model, scenarios, cfg));
     }
     out
 }
@@ -398,6 +510,50 @@ mod tests {
         assert_eq!(thr.levels.source, NoiseSource::Launches);
         assert!(thr.launches_to_pass.is_some(), "{thr:?}");
         assert!(t.iter().all(|r| r.metric != "success_rate"));
+    }
+
+    #[test]
+    fn the_table_ends_with_each_models_engine_wide_rows() {
+        // Two scenarios, four launches each; with no prior the weights are 1/sd² of each
+        // scenario's own launches.
+        let mut recs = Vec::new();
+        for (i, (a, b)) in [(100.0, 50.0), (103.0, 50.5), (98.0, 49.0), (101.0, 51.5)]
+            .iter()
+            .enumerate()
+        {
+            for (n, v) in [(100, a), (200, b)] {
+                let mut r = record("m", n, 1.0, 1.0);
+                r.output_throughput = *v;
+                r.launch_id = Some(format!("l{i}"));
+                r.run_index = i as u32;
+                recs.push(r);
+            }
+        }
+        let cfg = crate::gate::GateConfig::parse("prior_df = 0\n", "g").unwrap();
+        let t = table(&recs, &cfg);
+        let ew: Vec<&NoiseRow> = t.iter().filter(|r| r.scenario == ENGINE_WIDE).collect();
+        assert!(t
+            .iter()
+            .rev()
+            .take(ew.len())
+            .all(|r| r.scenario == ENGINE_WIDE));
+        let thr = ew
+            .iter()
+            .find(|r| r.metric == "output_throughput")
+            .expect("an engine-wide throughput row");
+        assert!(thr.gated);
+        assert_eq!((thr.levels.launches, thr.levels.between_df), (4, 3.0));
+        // numpy: a, b = log of the two scenarios' values; w = 1/var(ddof=1) each;
+        // z = (wa (a − ā) + wb (b − b̄)) / (wa + wb); z.std(ddof=1) * 100
+        let sd = thr.levels.between_sd_pct.unwrap();
+        assert!((sd - 1.910_890_423_190_752_4).abs() < 1e-9, "{sd}");
+        // One scenario alone has no engine-wide row.
+        let one: Vec<ScenarioResult> = recs
+            .iter()
+            .filter(|r| r.params.num_prompts == 100)
+            .cloned()
+            .collect();
+        assert!(table(&one, &cfg).iter().all(|r| r.scenario != ENGINE_WIDE));
     }
 
     #[test]

@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 
 use super::config::{GateConfig, Look};
-use super::noise::{Noise, NoiseSource, OUTLIER_K};
+use super::noise::{self, Launches, Noise, NoiseSource, OUTLIER_K};
 use super::stats::{self, Shift, StatsError};
 use super::verdict::{
     blank, count, decide, fill_side, fixed, fmt_prob, limits, orientation, scenario_row, start_row,
@@ -204,22 +204,24 @@ fn engine_wide_row(
     }
     let rule = cfg.rule(metric);
     let wsum: f64 = scenarios.iter().map(|s| s.weight).sum();
-    let first = &scenarios[0].pairs;
-    let mut z = Vec::new();
-    for id in &first.ids {
-        let mut acc = 0.0;
-        let mut complete = true;
-        for s in scenarios {
+    // Each scenario's differences keyed by pair, pooled like the stored check's launches.
+    let diffs: Vec<Launches> = scenarios
+        .iter()
+        .map(|s| {
             let p = &s.pairs;
-            match p.ids.iter().position(|x| x == id) {
-                Some(i) => acc += s.weight * (p.cand[i] - p.base[i]),
-                None => complete = false,
+            let d = p.cand.iter().zip(&p.base).map(|(c, b)| c - b).collect();
+            Launches {
+                keys: p.ids.iter().map(|i| i.to_string()).collect(),
+                ..Launches::single(d, true)
             }
-        }
-        if complete {
-            z.push(acc / wsum);
-        }
-    }
+        })
+        .collect();
+    let rows: Vec<(&Launches, f64, f64)> = diffs
+        .iter()
+        .zip(scenarios)
+        .map(|(d, s)| (d, s.weight, 0.0))
+        .collect();
+    let z = noise::pooled(&rows);
     if z.is_empty() {
         return None;
     }

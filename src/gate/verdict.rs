@@ -26,8 +26,7 @@ pub struct ScenarioError {
 /// The metric name used for a whole-scenario `error` row.
 pub const SCENARIO_ROW: &str = "*";
 
-/// The scenario name of an engine-wide test's row.
-pub const ENGINE_WIDE: &str = "(engine-wide)";
+pub use super::noise::ENGINE_WIDE;
 
 pub(super) type Key = (String, String);
 
@@ -340,39 +339,19 @@ fn engine_wide_row(
     }
     let wsum: f64 = sides.iter().map(|s| s.2).sum();
     // One side's launches that ran every scenario, as weighted means of (value − baseline mean).
-    let combine = |pick: &dyn Fn(&(Launches, Launches, f64)) -> &Launches| -> Vec<f64> {
-        let first = pick(&sides[0]);
-        let mut out = Vec::new();
-        for key in &first.keys {
-            let mut z = 0.0;
-            let mut complete = true;
-            for s in &sides {
-                let l = pick(s);
-                match l.keys.iter().position(|k| k == key) {
-                    Some(i) => z += s.2 * (l.values[i] - s.0.mean()),
-                    None => complete = false,
-                }
-            }
-            if complete {
-                out.push(z / wsum);
-            }
-        }
-        out
+    let pool = |pick: fn(&(Launches, Launches, f64)) -> &Launches| {
+        let rows: Vec<(&Launches, f64, f64)> =
+            sides.iter().map(|s| (pick(s), s.2, s.0.mean())).collect();
+        noise::pooled(&rows)
     };
-    let (zb, zc) = (combine(&|s| &s.0), combine(&|s| &s.1));
+    let (zb, zc) = (pool(|s| &s.0), pool(|s| &s.1));
     if zb.is_empty() || zc.is_empty() {
         return None;
     }
-    let as_launches = |z: Vec<f64>, has_ids: bool| Launches {
-        keys: (0..z.len()).map(|i| i.to_string()).collect(),
-        runs: z.iter().map(|v| vec![*v]).collect(),
-        values: z,
-        has_ids,
-    };
     let ids = |f: fn(&(Launches, Launches, f64)) -> bool| sides.iter().all(f);
     let (bl, cl) = (
-        as_launches(zb, ids(|s| s.0.has_ids)),
-        as_launches(zc, ids(|s| s.1.has_ids)),
+        Launches::single(zb, ids(|s| s.0.has_ids)),
+        Launches::single(zc, ids(|s| s.1.has_ids)),
     );
     // The prior: what the rows' own noise implies for the weighted mean if scenarios were
     // independent.
