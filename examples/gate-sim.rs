@@ -7,7 +7,7 @@
 //! 5 % slower everywhere (throughputs × 0.95, latencies ÷ 0.95) or in one scenario only.
 //!
 //! `cargo run --release --example gate-sim -- [--trials N] [--seed S] [--noise-scale K] [--ab 1]
-//! [--alpha A] [--thr-tolerance PCT] [--engine-wide-share S] [--one-slower PCT]`
+//! [--alpha A] [--thr-tolerance PCT] [--engine-wide-share S] [--one-slower PCT] [--launch-corr C]`
 //!
 //! `--engine-wide-share` sets the gate's least share of α for the all-models tests (README,
 //! "Settings"); `--one-slower` the slowdown of the one-scenario column of the stored-baseline
@@ -26,8 +26,11 @@
 //!
 //! Noise per scenario shape (sd of the log value of one launch, %), cycled over the suite's four
 //! scenarios (prefill-heavy, decode-heavy, Poisson, prefill-heavy again), each metric drawn
-//! independently per launch. `--noise-scale` multiplies every sd (0.5 = runs long enough to
-//! halve the noise).
+//! independently, except for a launch effect each metric shares across the model's scenarios:
+//! correlation c between two scenarios' values of one launch (default 0.42, the corpus's mean;
+//! `cargo run --release --example replay` prints it per metric; `--launch-corr 0` gives
+//! independent scenarios). `--noise-scale` multiplies every sd (0.5 = runs long enough to halve
+//! the noise).
 
 use perfgate::gate::replay::sequential_ab;
 use perfgate::gate::{evaluate, GateConfig, MetricGate, Side, TopVerdict, Verdict};
@@ -49,6 +52,13 @@ const SHAPES: [[f64; 6]; 3] = [
     // random-in256-out64-n64-r8 (Poisson arrivals)
     [2.4, 9.8, 25.4, 15.4, 15.1, 17.7],
 ];
+/// Correlation of one launch's values across a model's scenarios: the corpus's mean pairwise
+/// correlation of launch values between its 3 scenarios, over the 5 engine-wide metrics (15
+/// pairs of 8 launches: 0.44 throughput, 0.46 median TTFT, 0.25 median TPOT, 0.56 p99 TTFT,
+/// 0.40 p99 TPOT). Launches that are slow are slow in every scenario, so pooling scenarios
+/// removes less noise than independent rows would suggest.
+const LAUNCH_CORR: f64 = 0.42;
+
 const LATENCIES: [&str; 5] = [
     "median_ttft_ms",
     "median_tpot_ms",
@@ -61,21 +71,53 @@ fn z(rng: &mut StdRng) -> f64 {
     StandardNormal.sample(rng)
 }
 
+/// The launch effects one launch (or one pair of launches) shares across a model's scenarios,
+/// per metric: with weight √c in every scenario's value (c: the cross-scenario correlation).
+struct Common {
+    c: f64,
+    /// Shared by both arms of a pair (`perfgate ab`), or the launch's own (stored design).
+    pair: [f64; 6],
+    /// Each arm's own, shared across scenarios (`perfgate ab` only).
+    arm: [[f64; 6]; 2],
+}
+
+impl Common {
+    /// Nothing is drawn when c = 0, so that the random stream (and every table) stays that of
+    /// independent scenarios.
+    fn draw(c: f64, rng: &mut StdRng) -> Common {
+        let mut v = || std::array::from_fn(|_| if c > 0.0 { z(rng) } else { 0.0 });
+        Common {
+            c,
+            pair: v(),
+            arm: [v(), v()],
+        }
+    }
+}
+
 /// One pair's two launches (base, candidate) of one row: a pair effect shared by both arms with
-/// weight √ρ, each arm's own with √(1 − ρ); the candidate `slower`.
+/// weight √ρ, each arm's own with √(1 − ρ), each of them split into a part shared with the
+/// model's other scenarios (weight √c, from `common`) and the scenario's own; the candidate
+/// `slower`.
 fn pair_of(
     model: usize,
     scen: usize,
     p: u32,
     rho: f64,
     slower: f64,
+    common: &Common,
     rng: &mut StdRng,
 ) -> [ScenarioResult; 2] {
     let sd = SHAPES[scen % 3];
     let shared: Vec<f64> = (0..6).map(|_| z(rng)).collect();
+    let c = common.c;
     let arm = |slower: f64, arm: Arm, rng: &mut StdRng| {
+        let a = usize::from(arm == Arm::Candidate);
         let e: Vec<f64> = (0..6)
-            .map(|i| sd[i] / 100.0 * (rho.sqrt() * shared[i] + (1.0 - rho).sqrt() * z(rng)))
+            .map(|i| {
+                let across = rho.sqrt() * common.pair[i] + (1.0 - rho).sqrt() * common.arm[a][i];
+                let own = rho.sqrt() * shared[i] + (1.0 - rho).sqrt() * z(rng);
+                sd[i] / 100.0 * (c.sqrt() * across + (1.0 - c).sqrt() * own)
+            })
             .collect();
         let mut r = record(model, scen, p as usize, e[0].exp() / slower);
         for (i, m) in LATENCIES.iter().enumerate() {
@@ -120,10 +162,10 @@ fn ab_cell(
     max_pairs: u32,
     slower: f64,
     scen: Option<usize>,
-    cfg: &GateConfig,
-    trials: usize,
+    sim: &Sim,
     seed: u64,
 ) -> AbCell {
+    let (cfg, trials, c) = (&sim.cfg, sim.trials, sim.c);
     let mut rng = StdRng::seed_from_u64(seed);
     // Each model is its own sequential test at α / models (what the gate gives it in a suite).
     let model_cfg = GateConfig {
@@ -136,13 +178,15 @@ fn ab_cell(
         let (mut any_fail, mut all_pass) = (false, true);
         for m in 0..MODELS {
             let mut pair = |p: u32| -> Vec<ScenarioResult> {
+                let common = Common::draw(c, &mut rng);
                 (0..SCENARIOS)
                     .flat_map(|s| {
                         let hit = match scen {
                             None => true,
                             Some(k) => m == 0 && s == k,
                         };
-                        pair_of(m, s, p, rho, if hit { slower } else { 1.0 }, &mut rng)
+                        let f = if hit { slower } else { 1.0 };
+                        pair_of(m, s, p, rho, f, &common, &mut rng)
                     })
                     .collect()
             };
@@ -168,7 +212,7 @@ fn ab_cell(
     }
 }
 
-fn ab_table(trials: usize, seed: u64, cfg: &GateConfig, one: usize) {
+fn ab_table(sim: &Sim, seed: u64, one: usize) {
     println!("| ρ | most pairs | false alarms | PASS | gated rows PASS | mean pairs per model | 5 % slower everywhere: FAIL · pairs | 5 % slower, one scenario: FAIL · pairs | 10 % slower, one scenario: FAIL · pairs |");
     println!("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
     let pc = |v: f64| format!("{:.1} %", v * 100.0);
@@ -185,10 +229,10 @@ fn ab_table(trials: usize, seed: u64, cfg: &GateConfig, one: usize) {
     ];
     for (i, (rho, max)) in designs.iter().enumerate() {
         let s = seed.wrapping_mul(1000).wrapping_add(500 + i as u64 * 10);
-        let same = ab_cell(*rho, *max, 1.0, Some(0), cfg, trials, s);
-        let all5 = ab_cell(*rho, *max, 1.0 / 0.95, None, cfg, trials, s + 1);
-        let one5 = ab_cell(*rho, *max, 1.0 / 0.95, Some(one), cfg, trials, s + 2);
-        let one10 = ab_cell(*rho, *max, 1.0 / 0.9, Some(one), cfg, trials, s + 3);
+        let same = ab_cell(*rho, *max, 1.0, Some(0), sim, s);
+        let all5 = ab_cell(*rho, *max, 1.0 / 0.95, None, sim, s + 1);
+        let one5 = ab_cell(*rho, *max, 1.0 / 0.95, Some(one), sim, s + 2);
+        let one10 = ab_cell(*rho, *max, 1.0 / 0.9, Some(one), sim, s + 3);
         println!(
             "| {rho} | {max} | {} | {} | {} | {:.2} | {} · {:.1} | {} · {:.1} | {} · {:.1} |",
             pc(same.fail),
@@ -205,18 +249,20 @@ fn ab_table(trials: usize, seed: u64, cfg: &GateConfig, one: usize) {
     }
 }
 
-/// One launch's record of one row; `slower`: the engine's slowdown factor (1 = unchanged).
+/// One launch's record of one row; `slower`: the engine's slowdown factor (1 = unchanged);
+/// `common`: the launch's effects shared with the model's other scenarios.
 fn launch(
-    model: usize,
-    scen: usize,
-    launch: usize,
+    (model, scen, launch): (usize, usize, usize),
     scale: f64,
     slower: f64,
+    common: &Common,
     rng: &mut StdRng,
 ) -> ScenarioResult {
     let sd = SHAPES[scen % 3];
     let n = 100 * (scen as u64 + 1);
-    let t = (sd[0] / 100.0 * scale * z(rng)).exp() / slower;
+    let c = common.c;
+    let mut e = |i: usize| c.sqrt() * common.pair[i] + (1.0 - c).sqrt() * z(rng);
+    let t = (sd[0] / 100.0 * scale * e(0)).exp() / slower;
     let mut r = ScenarioResult {
         run_index: launch as u32,
         launch_id: Some(format!("L{launch}")),
@@ -227,7 +273,7 @@ fn launch(
         ..ScenarioResult::synthetic(&format!("org/model-{model}"), n, 1024, 128 << scen)
     };
     for (i, m) in LATENCIES.iter().enumerate() {
-        let v = 500.0 * (sd[i + 1] / 100.0 * scale * z(rng)).exp() * slower;
+        let v = 500.0 * (sd[i + 1] / 100.0 * scale * e(i + 1)).exp() * slower;
         r.stats.insert(m.to_string(), v);
     }
     r
@@ -236,7 +282,7 @@ fn launch(
 /// `slower` applies to every scenario, or to model 0 × scenario 0 only when `one`.
 fn side(
     n: usize,
-    scale: f64,
+    sim: &Sim,
     slower: f64,
     one: Option<usize>,
     rng: &mut StdRng,
@@ -244,13 +290,14 @@ fn side(
     let mut out = Vec::new();
     for l in 0..n {
         for m in 0..MODELS {
+            let common = Common::draw(sim.c, rng);
             for s in 0..SCENARIOS {
                 let f = if one.is_none_or(|k| m == 0 && s == k) {
                     slower
                 } else {
                     1.0
                 };
-                out.push(launch(m, s, l, scale, f, rng));
+                out.push(launch((m, s, l), sim.scale, f, &common, rng));
             }
         }
     }
@@ -266,15 +313,17 @@ struct Sim {
     trials: usize,
     scale: f64,
     cfg: GateConfig,
+    /// Correlation of a launch's values across the model's scenarios (a shared launch effect).
+    c: f64,
 }
 
 fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64) -> Cell {
     let mut rng = StdRng::seed_from_u64(seed);
-    let (trials, scale, cfg) = (sim.trials, sim.scale, &sim.cfg);
+    let (trials, cfg) = (sim.trials, &sim.cfg);
     let (mut fails, mut rows, mut pass) = (0usize, 0usize, 0usize);
     for _ in 0..trials {
-        let base = side(d.0, scale, 1.0, None, &mut rng);
-        let cur = side(d.1, scale, slower, one, &mut rng);
+        let base = side(d.0, sim, 1.0, None, &mut rng);
+        let cur = side(d.1, sim, slower, one, &mut rng);
         let rep = evaluate(
             &base,
             &cur,
@@ -304,6 +353,7 @@ fn main() {
     let (mut trials, mut seed, mut scale) = (300usize, 42u64, 1.0f64);
     let (mut ab, mut cfg, mut one) = (false, GateConfig::default(), 0usize);
     let mut one_pct = 5.0f64;
+    let mut c = LAUNCH_CORR;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -321,6 +371,7 @@ fn main() {
             "--alpha" => cfg.alpha = Some(v),
             "--engine-wide-share" => cfg.engine_wide_share = Some(v),
             "--one-slower" => one_pct = v,
+            "--launch-corr" => c = v,
             "--thr-tolerance" => {
                 cfg.metrics.insert(
                     "output_throughput".into(),
@@ -334,14 +385,20 @@ fn main() {
             other => panic!("unknown argument {other}"),
         }
     }
+    assert!((0.0..1.0).contains(&c), "--launch-corr must be in [0, 1)");
     println!(
-        "{trials} trials per cell, seed {seed}, corpus noise × {scale}; 24-row suite (6 models × 4 scenarios)\n"
+        "{trials} trials per cell, seed {seed}, corpus noise × {scale}, launch effect shared across scenarios c = {c}; 24-row suite (6 models × 4 scenarios)\n"
     );
+    let sim = Sim {
+        trials,
+        scale,
+        cfg,
+        c,
+    };
     if ab {
-        ab_table(trials, seed, &cfg, one);
+        ab_table(&sim, seed, one);
         return;
     }
-    let sim = Sim { trials, scale, cfg };
     println!("| launches (base × cand) | false alarms | gated rows PASS | 5 % slower everywhere | {one_pct} % slower in one scenario | 10 % slower everywhere |");
     println!("|---|--:|--:|--:|--:|--:|");
     for (i, d) in [

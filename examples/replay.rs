@@ -19,6 +19,7 @@
 
 use std::path::{Path, PathBuf};
 
+use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{replay, replay_ab, AbTally, Change, Design, Launch, Tally};
 use perfgate::gate::{evaluate, GateConfig, Side, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
@@ -40,6 +41,65 @@ fn list(s: &str) -> Vec<String> {
 
 fn pct(x: f64) -> String {
     format!("{:.1} %", 100.0 * x)
+}
+
+/// Pearson correlation of two equally long series.
+fn corr(a: &[f64], b: &[f64]) -> f64 {
+    let m = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (ma, mb) = (m(a), m(b));
+    let cov: f64 = a.iter().zip(b).map(|(x, y)| (x - ma) * (y - mb)).sum();
+    let ss = |v: &[f64], m: f64| v.iter().map(|x| (x - m).powi(2)).sum::<f64>();
+    cov / (ss(a, ma) * ss(b, mb)).sqrt()
+}
+
+/// Per engine-wide metric, the correlation of the launches' values between every two scenarios
+/// (what `examples/gate-sim.rs` takes as its shared launch effect), and their mean over all.
+fn launch_correlations(a: &[Launch], scenarios: &[String], cfg: &GateConfig) {
+    let recs: Vec<&ScenarioResult> = a.iter().flat_map(|l| &l.records).collect();
+    let mut all = Vec::new();
+    for metric in cfg.engine_wide_list() {
+        let series: Vec<Launches> = scenarios
+            .iter()
+            .filter_map(|s| {
+                let mine: Vec<&ScenarioResult> = recs
+                    .iter()
+                    .copied()
+                    .filter(|r| r.scenario_id() == *s)
+                    .collect();
+                Launches::of(&mine, &metric).ok()
+            })
+            .collect();
+        let mut rs = Vec::new();
+        for i in 0..series.len() {
+            for j in i + 1..series.len() {
+                // The launches both scenarios have, in one order.
+                let (x, y): (Vec<f64>, Vec<f64>) = series[i]
+                    .keys
+                    .iter()
+                    .zip(&series[i].values)
+                    .filter_map(|(k, v)| {
+                        let at = series[j].keys.iter().position(|q| q == k)?;
+                        Some((*v, series[j].values[at]))
+                    })
+                    .unzip();
+                if x.len() >= 3 {
+                    rs.push(corr(&x, &y));
+                }
+            }
+        }
+        let shown: Vec<String> = rs.iter().map(|r| format!("{r:.2}")).collect();
+        println!(
+            "  {metric}: {} (mean {:.2})",
+            shown.join(", "),
+            rs.iter().sum::<f64>() / rs.len().max(1) as f64
+        );
+        all.extend(rs);
+    }
+    println!(
+        "  all: mean {:.2} over {} pairs of scenarios and metrics",
+        all.iter().sum::<f64>() / all.len().max(1) as f64,
+        all.len()
+    );
 }
 
 fn main() {
@@ -81,6 +141,8 @@ fn main() {
         unchanged.join(" "),
         scenarios.join(", ")
     );
+    println!("correlation of launch values between scenarios (each pair of scenarios):");
+    launch_correlations(&a, &scenarios, &cfg);
     println!();
     println!("| launches (base × cand) | checks | false alarms | gated rows PASS | regressed rows | 5 % slower, all scenarios | 5 % slower, one scenario (worst/best) | 10 % slower, all |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");

@@ -146,6 +146,23 @@ pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Vec<f64> {
     out
 }
 
+/// The correlation between two scenarios' values of one launch that the engine-wide tests'
+/// prior assumes: the GPU corpus's mean over its 3 scenario pairs and the 5 engine-wide metrics
+/// (0.42; `cargo run --release --example replay` prints each). Launches are slow or fast in every
+/// scenario at once, so pooling scenarios removes less noise than independent rows would.
+pub const SCENARIO_CORR_PRIOR: f64 = 0.42;
+
+/// The prior sd of an engine-wide series: the sd of the weighted mean of rows whose own sd is
+/// 1/√wᵢ, correlated [`SCENARIO_CORR_PRIOR`] between any two:
+/// √(Σᵢ wᵢ + ρ Σᵢ≠ⱼ √(wᵢ wⱼ)) / Σ w.
+pub fn pooled_prior_sd(weights: &[f64]) -> f64 {
+    let wsum: f64 = weights.iter().sum();
+    let roots: f64 = weights.iter().map(|w| w.sqrt()).sum();
+    // Σᵢ≠ⱼ √(wᵢ wⱼ) = (Σ √wᵢ)² − Σ wᵢ
+    let cross = roots * roots - wsum;
+    (wsum + SCENARIO_CORR_PRIOR * cross).sqrt() / wsum
+}
+
 impl Launches {
     /// A series of one value per launch (an engine-wide series), as launches of one run each.
     pub fn single(values: Vec<f64>, has_ids: bool) -> Launches {
@@ -348,7 +365,6 @@ fn engine_wide_rows(
         if rows.len() < 2 {
             continue;
         }
-        let wsum: f64 = rows.iter().map(|r| r.1).sum();
         let weighted: Vec<(&Launches, f64, f64)> =
             rows.iter().map(|(l, w)| (l, *w, l.mean())).collect();
         let z = pooled(&weighted);
@@ -357,7 +373,8 @@ fn engine_wide_rows(
         if series.n() == 0 {
             continue;
         }
-        let Some(mut levels) = two_level(&series, (1.0 / wsum).sqrt(), cfg.prior_df()) else {
+        let w: Vec<f64> = rows.iter().map(|r| r.1).collect();
+        let Some(mut levels) = two_level(&series, pooled_prior_sd(&w), cfg.prior_df()) else {
             continue;
         };
         // A launch's runs are the scenarios' runs: count them, not the series' one per launch.
@@ -510,6 +527,19 @@ mod tests {
         assert_eq!(thr.levels.source, NoiseSource::Launches);
         assert!(thr.launches_to_pass.is_some(), "{thr:?}");
         assert!(t.iter().all(|r| r.metric != "success_rate"));
+    }
+
+    #[test]
+    fn the_pooled_prior_counts_the_scenarios_correlation() {
+        // Two rows of sd 5 % and 10 % (weights 400 and 100), correlated 0.42:
+        // numpy: np.sqrt(500 + 0.42 * 2 * np.sqrt(400 * 100)) / 500 = 0.051691391933280345
+        let got = pooled_prior_sd(&[400.0, 100.0]);
+        assert!((got - 0.051_691_391_933_280_345).abs() < 1e-12, "{got}");
+        // More than independent rows would give (1/√Σw), less than the weighted mean of sds.
+        assert!(got > (1.0f64 / 500.0).sqrt());
+        assert!(got < (400.0 * 0.05 + 100.0 * 0.1) / 500.0);
+        // One row: its own sd.
+        assert!((pooled_prior_sd(&[400.0]) - 0.05).abs() < 1e-15);
     }
 
     #[test]

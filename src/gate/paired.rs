@@ -203,7 +203,6 @@ fn engine_wide_row(
         return None;
     }
     let rule = cfg.rule(metric);
-    let wsum: f64 = scenarios.iter().map(|s| s.weight).sum();
     // Each scenario's differences keyed by pair, pooled like the stored check's launches.
     let diffs: Vec<Launches> = scenarios
         .iter()
@@ -225,7 +224,8 @@ fn engine_wide_row(
     if z.is_empty() {
         return None;
     }
-    let noise = pair_noise(&z, (1.0 / wsum).sqrt(), cfg.prior_df())?;
+    let w: Vec<f64> = scenarios.iter().map(|s| s.weight).collect();
+    let noise = pair_noise(&z, noise::pooled_prior_sd(&w), cfg.prior_df())?;
     let shift = shift_of(&z, &noise, orientation(rule.direction));
     let mut row = blank(model, ENGINE_WIDE, metric, cfg);
     row.gated = true;

@@ -337,7 +337,6 @@ fn engine_wide_row(
     if sides.len() < 2 {
         return None;
     }
-    let wsum: f64 = sides.iter().map(|s| s.2).sum();
     // One side's launches that ran every scenario, as weighted means of (value − baseline mean).
     let pool = |pick: fn(&(Launches, Launches, f64)) -> &Launches| {
         let rows: Vec<(&Launches, f64, f64)> =
@@ -353,9 +352,10 @@ fn engine_wide_row(
         Launches::single(zb, ids(|s| s.0.has_ids)),
         Launches::single(zc, ids(|s| s.1.has_ids)),
     );
-    // The prior: what the rows' own noise implies for the weighted mean if scenarios were
-    // independent.
-    let noise = noise::estimate(&[&bl, &cl], (1.0 / wsum).sqrt(), cfg.prior_df())?;
+    // The prior: what the rows' own noise implies for the weighted mean, with the scenarios
+    // of a launch correlated as on the GPU corpus.
+    let w: Vec<f64> = sides.iter().map(|s| s.2).collect();
+    let noise = noise::estimate(&[&bl, &cl], noise::pooled_prior_sd(&w), cfg.prior_df())?;
     let d = cl.mean() - bl.mean();
     let shift = Shift {
         worse: orientation(rule.direction) * d,
@@ -1211,7 +1211,7 @@ mod tests {
 
     #[test]
     fn the_all_models_tests_hold_their_share_of_alpha() {
-        // 3 models × 2 scenarios, ±1 % launch noise, throughput 4.8 % lower everywhere: 38
+        // 3 models × 2 scenarios, ±1 % launch noise, throughput 5.3 % lower everywhere: 38
         // gated tests (18 rows, 15 per-model engine-wide, 5 over all models). Equal weights
         // (a share below 5/38 falls back to them) test the all-models throughput first at
         // α/38; the default gives the 5 tests a quarter of α, α/20 each.
@@ -1219,7 +1219,7 @@ mod tests {
         let cur: Vec<_> = base
             .iter()
             .map(|r| {
-                let mut r = scaled(r, 0.952, 1.0);
+                let mut r = scaled(r, 0.947, 1.0);
                 r.launch_id = r.launch_id.map(|l| format!("c{l}"));
                 r
             })
