@@ -408,7 +408,7 @@ impl GateConfig {
     /// Why not equal weights: a uniform slowdown, the commonest regression, is seen by the
     /// engine-wide test long before any row; with equal weights its level shrinks with every
     /// row of the suite (α / 107 on a 6-model, 4-scenario suite), while a row loses little
-    /// when its level drops by a quarter (README, "Decision quality"). A small suite's
+    /// when its level drops by a quarter (README, "Settings": the measured table). A small suite's
     /// engine-wide tests already hold more than that share, and keep it.
     pub fn holm_weights(&self, widest: &[bool]) -> Vec<f64> {
         let n_wide = widest.iter().filter(|w| **w).count();
