@@ -71,6 +71,23 @@ impl Launches {
         })
     }
 
+    /// A series of one value per launch (an engine-wide series), as launches of one run each,
+    /// keyed by position.
+    pub fn single(values: Vec<f64>, has_ids: bool) -> Launches {
+        let keys = (0..values.len()).map(|i| i.to_string()).collect();
+        Launches::keyed(keys, values, has_ids)
+    }
+
+    /// One value per launch under the given keys, as launches of one run each.
+    pub fn keyed(keys: Vec<String>, values: Vec<f64>, has_ids: bool) -> Launches {
+        Launches {
+            keys,
+            runs: values.iter().map(|v| vec![*v]).collect(),
+            values,
+            has_ids,
+        }
+    }
+
     pub fn n(&self) -> usize {
         self.values.len()
     }
@@ -163,18 +180,6 @@ pub fn pooled_prior_sd(weights: &[f64]) -> f64 {
     (wsum + SCENARIO_CORR_PRIOR * cross).sqrt() / wsum
 }
 
-impl Launches {
-    /// A series of one value per launch (an engine-wide series), as launches of one run each.
-    pub fn single(values: Vec<f64>, has_ids: bool) -> Launches {
-        Launches {
-            keys: (0..values.len()).map(|i| i.to_string()).collect(),
-            runs: values.iter().map(|v| vec![*v]).collect(),
-            values,
-            has_ids,
-        }
-    }
-}
-
 /// A launch further than this many robust standard deviations from the median of its side is
 /// an outlier (set aside from the noise estimate; with 5 or more launches only).
 pub const OUTLIER_K: f64 = 4.0;
@@ -218,6 +223,11 @@ impl Noise {
     /// The sd on the log scale.
     pub fn sd(&self) -> f64 {
         self.sd_pct / 100.0
+    }
+
+    /// Precision, 1/sd²: the row's weight in an engine-wide test.
+    pub fn weight(&self) -> f64 {
+        1.0 / (self.sd() * self.sd()).max(1e-12)
     }
 
     /// Words for a report row, e.g. `noise 4.1 % (own 7 launches, 11 df)` or
@@ -360,7 +370,7 @@ fn engine_wide_rows(
             let Some(n) = estimate(&[&l], rule.noise_pct / 100.0, cfg.prior_df()) else {
                 continue;
             };
-            rows.push((l, 1.0 / (n.sd() * n.sd()).max(1e-12)));
+            rows.push((l, n.weight()));
         }
         if rows.len() < 2 {
             continue;

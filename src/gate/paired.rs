@@ -209,10 +209,7 @@ fn engine_wide_row(
         .map(|s| {
             let p = &s.pairs;
             let d = p.cand.iter().zip(&p.base).map(|(c, b)| c - b).collect();
-            Launches {
-                keys: p.ids.iter().map(|i| i.to_string()).collect(),
-                ..Launches::single(d, true)
-            }
+            Launches::keyed(p.ids.iter().map(|i| i.to_string()).collect(), d, true)
         })
         .collect();
     let rows: Vec<(&Launches, f64, f64)> = diffs
@@ -320,13 +317,12 @@ pub fn evaluate(
             };
             let shift = test.map(|(shift, pairs)| {
                 if cfg.engine_wide_list().contains(metric) {
-                    let sd = row.noise.map_or(0.0, |n| n.sd());
                     pooled
                         .entry((model.clone(), metric.clone()))
                         .or_default()
                         .push(Pooled {
                             pairs,
-                            weight: 1.0 / (sd * sd).max(1e-12),
+                            weight: row.noise.map_or(1e12, |n| n.weight()),
                             runs: [row.n_baseline, row.n_current],
                         });
                 }
@@ -477,8 +473,9 @@ fn method_sentence(cfg: &GateConfig, models: usize, alphas: &[(f64, Option<Look>
          each pair the difference candidate − base on the log scale; a row regresses when the \
          pairs show it worse than its tolerance δ (one-sided paired t against the shifted null, \
          the differences' spread shrunk toward a prior worth {} df, weighted Holm across the model's \
-         gated rows and tests with at least {}% of α on the engine-wide tests, {levels}) and passes when its {}% one-sided bound stays within δ; an engine-wide \
-         test per metric pools each model's scenarios pair by pair.",
+         gated rows and tests with at least {}% of α on the engine-wide tests, {levels}) and \
+         passes when its {}% one-sided bound stays within δ; an engine-wide test per metric pools \
+         each model's scenarios pair by pair.",
         fmt_prob(cfg.prior_df()),
         fmt_prob(100.0 * cfg.engine_wide_share()),
         fmt_prob(100.0 * (1.0 - cfg.equivalence_alpha())),

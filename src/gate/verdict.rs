@@ -332,7 +332,7 @@ fn engine_wide_row(
             continue;
         };
         let noise = noise::estimate(&[&bl, &cl], rule.noise_pct / 100.0, cfg.prior_df())?;
-        sides.push((bl, cl, 1.0 / (noise.sd() * noise.sd()).max(1e-12)));
+        sides.push((bl, cl, noise.weight()));
     }
     if sides.len() < 2 {
         return None;
@@ -659,11 +659,13 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
             .iter()
             .filter(|t| rows[t.row].gated == gated)
             .collect();
-        let weights = if gated {
-            cfg.holm_weights(&widest(rows, &mine))
+        // The shown family has no engine-wide tests: its weights are equal.
+        let widest = if gated {
+            widest(rows, &mine)
         } else {
-            vec![1.0 / mine.len().max(1) as f64; mine.len()]
+            vec![false; mine.len()]
         };
+        let weights = cfg.holm_weights(&widest);
         let alpha = cfg.look_alpha_at(weights.iter().copied().fold(1.0, f64::min));
         let worse: Vec<f64> = mine
             .iter()
