@@ -506,6 +506,13 @@ pub struct ScenarioResult {
     /// unit of replication. `None` (imports, older records): each run counts as its own launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_id: Option<String>,
+    /// The recording session the launch belongs to: launches of one session share the
+    /// machine's state of that time (other tenants, clocks, thermals, a rebuilt engine), so an
+    /// offset between sessions does not shrink with more launches. Live mode sets one per
+    /// perfgate invocation; `None` (imports, older records): the side's records form one session.
+    /// Launch ids are unique within a session only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
     /// 0-based index of the run inside its launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_in_launch: Option<u32>,

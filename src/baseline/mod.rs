@@ -173,6 +173,9 @@ pub struct RunInfo {
     /// The engine launch this run belongs to (see `ScenarioResult::launch_id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub launch_id: Option<String>,
+    /// The recording session of the launch (see `ScenarioResult::session_id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
     /// 0-based index of the run inside its launch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run_in_launch: Option<u32>,
@@ -417,6 +420,7 @@ impl Baseline {
                     rec.backend = run.backend.clone();
                     rec.seed = run.seed;
                     rec.launch_id = run.launch_id.clone();
+                    rec.session_id = run.session_id.clone();
                     rec.run_in_launch = run.run_in_launch;
                     rec.output_token_source = run.output_token_source;
                     rec.tokenizer_id = run.tokenizer_id.clone();
@@ -551,6 +555,7 @@ impl Baseline {
                 backend: r.backend.clone(),
                 seed: r.seed,
                 launch_id: r.launch_id.clone(),
+                session_id: r.session_id.clone(),
                 run_in_launch: r.run_in_launch,
                 output_token_source: r.output_token_source,
                 tokenizer_id: r.tokenizer_id.clone(),
@@ -560,7 +565,10 @@ impl Baseline {
                 errors: r.errors.clone(),
             };
             let same_run = |x: &RunInfo| {
-                x.source == run.source && x.date == run.date && x.launch_id == run.launch_id
+                x.source == run.source
+                    && x.date == run.date
+                    && x.launch_id == run.launch_id
+                    && x.session_id == run.session_id
             };
             if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| same_run(x)) {
                 notes.push(format!(

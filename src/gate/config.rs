@@ -51,9 +51,13 @@ pub const DEFAULT_ENGINE_WIDE: [&str; 5] = [
 pub const DEFAULT_ALPHA: f64 = 0.01;
 /// Default one-sided level of the bound that must sit within δ for a `pass`.
 pub const DEFAULT_EQUIVALENCE_ALPHA: f64 = 0.05;
-/// Default weight of the noise prior, in degrees of freedom: weak, so that a row's own
-/// launches dominate as soon as there are a few.
+/// Weight, in degrees of freedom, of a noise prior the settings name (`noise_pct`) when they
+/// do not also set `prior_df`: weak, so that a row's own launches dominate as soon as there
+/// are a few. A learnt prior carries its own weight (see [`super::moderate`]).
 pub const DEFAULT_PRIOR_DF: f64 = 4.0;
+/// The largest `prior_df` accepted: beyond it the prior would outweigh any data a check can
+/// have, which is a setting error, not a prior.
+pub const MAX_PRIOR_DF: f64 = 1000.0;
 /// Default share of α that weighted Holm gives the widest engine-wide tests (over all models,
 /// or over the model's scenarios when the check has one model); the rows and the narrower
 /// tests share the rest. See [`GateConfig::holm_weights`].
@@ -109,9 +113,10 @@ impl MetricClass {
         }
     }
 
-    /// Default noise prior: the launch-to-launch standard deviation of the log value
-    /// (≈ relative sd), from the recorded GPU corpus (README, "Decision quality").
-    pub fn default_noise_pct(self) -> f64 {
+    /// A typical launch-to-launch standard deviation of the log value (≈ relative sd) on the
+    /// recorded GPU corpus: the scale of `perfgate history`'s change-point search only. The
+    /// gate never uses it: it learns each metric's noise from the rows in front of it.
+    pub fn typical_noise_pct(self) -> f64 {
         match self {
             MetricClass::Throughput => 4.0,
             MetricClass::Central => 8.0,
@@ -135,7 +140,8 @@ pub struct MetricGate {
     /// Tolerance δ of the engine-wide test in percent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_tolerance_pct: Option<f64>,
-    /// Noise prior: launch-to-launch relative standard deviation in percent.
+    /// Noise prior: launch-to-launch relative standard deviation in percent, worth `prior_df`
+    /// degrees of freedom. Absent (the default): learnt from the check's own rows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub noise_pct: Option<f64>,
 }
@@ -146,7 +152,7 @@ pub struct MetricGate {
 /// ```toml
 /// alpha = 0.01              # family-wise rate of "worse than δ" false alarms per check (Holm)
 /// equivalence_alpha = 0.05  # one-sided level of the bound that must sit within δ to pass
-/// prior_df = 4              # weight of the noise prior, degrees of freedom
+/// prior_df = 4              # weight of the noise prior in df (default: learnt from the rows)
 /// engine_wide_share = 0.25  # least share of α for the widest engine-wide tests (weighted Holm)
 /// gated = ["output_throughput", "p99_ttft_ms", "success_rate"]   # replaces the default list
 /// show = ["mean_itl_ms"]    # extra metrics to show, not gate
@@ -217,7 +223,8 @@ pub struct MetricRule {
     pub direction: Direction,
     pub tolerance_pct: f64,
     pub engine_tolerance_pct: f64,
-    pub noise_pct: f64,
+    /// A noise prior the settings name (percent); `None`: learnt from the rows.
+    pub noise_pct: Option<f64>,
 }
 
 /// Is `name` a metric a record can carry?
@@ -293,8 +300,11 @@ impl GateConfig {
             }
         }
         if let Some(d) = self.prior_df {
-            if !(d.is_finite() && d >= 0.0) {
-                return Err(bad("prior_df", format!("must be ≥ 0, got {d}")));
+            if !(d.is_finite() && (0.0..=MAX_PRIOR_DF).contains(&d)) {
+                return Err(bad(
+                    "prior_df",
+                    format!("must be in [0, {MAX_PRIOR_DF}], got {d}"),
+                ));
             }
         }
         for (key, list) in [
@@ -367,8 +377,9 @@ impl GateConfig {
         self.equivalence_alpha.unwrap_or(DEFAULT_EQUIVALENCE_ALPHA)
     }
 
-    pub fn prior_df(&self) -> f64 {
-        self.prior_df.unwrap_or(DEFAULT_PRIOR_DF)
+    /// The weight of the noise prior the settings fix, if they do.
+    pub fn prior_df(&self) -> Option<f64> {
+        self.prior_df
     }
 
     pub fn engine_wide_share(&self) -> f64 {
@@ -495,7 +506,7 @@ impl GateConfig {
             engine_tolerance_pct: o
                 .engine_tolerance_pct
                 .unwrap_or_else(|| class.default_engine_tolerance_pct()),
-            noise_pct: o.noise_pct.unwrap_or_else(|| class.default_noise_pct()),
+            noise_pct: o.noise_pct,
         }
     }
 }
@@ -536,7 +547,7 @@ mod tests {
         assert_eq!(m.alpha(), 0.02);
         let r = m.rule("p99_ttft_ms");
         assert_eq!(r.tolerance_pct, 25.0);
-        assert_eq!(r.noise_pct, 12.0);
+        assert_eq!(r.noise_pct, Some(12.0));
     }
 
     #[test]

@@ -8,6 +8,7 @@ use crate::record::Direction;
 
 pub mod config;
 pub mod merge;
+pub mod moderate;
 pub mod noise;
 pub mod paired;
 pub mod replay;

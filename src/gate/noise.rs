@@ -7,18 +7,23 @@
 
 use serde::{Deserialize, Serialize};
 
+use std::collections::BTreeMap;
+
+use super::config::{GateConfig, DEFAULT_PRIOR_DF};
+use super::moderate::{self, Prior};
 use super::stats::{self, StatsError};
 use crate::record::ScenarioResult;
 
 /// The scenario name of an engine-wide test's row.
 pub const ENGINE_WIDE: &str = "(engine-wide)";
 
-/// A launch's identity for grouping: its `launch_id`, else the run's own index (records
-/// without launch ids — imports, older live runs — count each run as its own launch).
+/// A launch's identity for grouping: its session and `launch_id`, else the run's own index
+/// (records without launch ids — imports, older live runs — count each run as its own launch).
 pub fn launch_key(r: &ScenarioResult) -> String {
-    match &r.launch_id {
-        Some(id) => format!("L:{id}"),
-        None => format!("run{}", r.run_index),
+    match (&r.session_id, &r.launch_id) {
+        (Some(s), Some(id)) => format!("L:{s}/{id}"),
+        (None, Some(id)) => format!("L:{id}"),
+        (_, None) => format!("run{}", r.run_index),
     }
 }
 
@@ -31,6 +36,9 @@ pub struct Launches {
     pub values: Vec<f64>,
     /// Per launch: the logs of its runs.
     pub runs: Vec<Vec<f64>>,
+    /// Per launch: its recording session (`None`: not recorded; all such launches of a side are
+    /// taken as one session).
+    pub sessions: Vec<Option<String>>,
     /// Whether every record carried a launch id.
     pub has_ids: bool,
 }
@@ -40,6 +48,7 @@ impl Launches {
     pub fn of(recs: &[&ScenarioResult], metric: &str) -> Result<Launches, StatsError> {
         let mut keys: Vec<String> = Vec::new();
         let mut runs: Vec<Vec<f64>> = Vec::new();
+        let mut sessions = Vec::new();
         let mut has_ids = true;
         for r in recs {
             let Some(v) = r.metric(metric) else { continue };
@@ -53,6 +62,7 @@ impl Launches {
                 None => {
                     keys.push(k);
                     runs.push(vec![v.ln()]);
+                    sessions.push(r.session_id.clone());
                 }
             }
         }
@@ -67,23 +77,31 @@ impl Launches {
             keys,
             values,
             runs,
+            sessions,
             has_ids,
         })
     }
 
     /// A series of one value per launch (an engine-wide series), as launches of one run each,
-    /// keyed by position.
+    /// keyed by position, in one session.
     pub fn single(values: Vec<f64>, has_ids: bool) -> Launches {
         let keys = (0..values.len()).map(|i| i.to_string()).collect();
-        Launches::keyed(keys, values, has_ids)
+        let sessions = vec![None; values.len()];
+        Launches::keyed(keys, values, sessions, has_ids)
     }
 
-    /// One value per launch under the given keys, as launches of one run each.
-    pub fn keyed(keys: Vec<String>, values: Vec<f64>, has_ids: bool) -> Launches {
+    /// One value per launch under the given keys and sessions, as launches of one run each.
+    pub fn keyed(
+        keys: Vec<String>,
+        values: Vec<f64>,
+        sessions: Vec<Option<String>>,
+        has_ids: bool,
+    ) -> Launches {
         Launches {
             keys,
             runs: values.iter().map(|v| vec![*v]).collect(),
             values,
+            sessions,
             has_ids,
         }
     }
@@ -92,6 +110,8 @@ impl Launches {
         self.values.len()
     }
 
+    /// The mean of the launch values (every launch counts, outlying or not: the mean and the
+    /// spread see the same launches).
     pub fn mean(&self) -> f64 {
         self.values.iter().sum::<f64>() / self.values.len() as f64
     }
@@ -100,28 +120,78 @@ impl Launches {
         self.runs.iter().map(Vec::len).sum()
     }
 
-    /// The launches kept for the spread: all of them, less outliers (more than
-    /// [`OUTLIER_K`] robust sd from the median, with ≥ 5 launches).
-    fn kept(&self) -> (Vec<f64>, usize) {
-        let out = stats::outliers(&self.values, OUTLIER_K);
-        let kept = (0..self.n())
-            .filter(|i| !out.contains(i))
-            .map(|i| self.values[i])
-            .collect();
-        (kept, out.len())
+    /// The side's sessions, each with the indices of its launches, in first-seen order.
+    pub fn by_session(&self) -> Vec<(Option<&str>, Vec<usize>)> {
+        let mut out: Vec<(Option<&str>, Vec<usize>)> = Vec::new();
+        for (i, s) in self.sessions.iter().enumerate() {
+            let s = s.as_deref();
+            match out.iter_mut().find(|(k, _)| *k == s) {
+                Some(g) => g.1.push(i),
+                None => out.push((s, vec![i])),
+            }
+        }
+        out
     }
 
-    /// Sum of squared deviations of the kept launch values from their mean, its degrees of
-    /// freedom, and how many launches were set aside as outliers.
-    pub fn spread(&self) -> (f64, f64, usize) {
-        let (kept, dropped) = self.kept();
-        let n = kept.len();
-        if n < 2 {
-            return (0.0, 0.0, dropped);
+    /// Launches far from the rest: more than [`OUTLIER_K`] robust sd from the median, judged
+    /// only with ≥ [`OUTLIER_MIN_LAUNCHES`] launches. They are flagged in the report and kept in
+    /// both the mean and the spread.
+    pub fn outliers(&self) -> usize {
+        if self.n() < OUTLIER_MIN_LAUNCHES {
+            return 0;
         }
-        let m = kept.iter().sum::<f64>() / n as f64;
-        let ss = kept.iter().map(|x| (x - m).powi(2)).sum();
-        (ss, (n - 1) as f64, dropped)
+        stats::outliers(&self.values, OUTLIER_K).len()
+    }
+
+    /// Sum of squared deviations of the launch values from their session's mean, its degrees
+    /// of freedom (launches − sessions), and how many launches are flagged as outliers. With
+    /// one session this is the plain spread around the side's mean; with several, an offset
+    /// between sessions is left to the session term.
+    pub fn spread(&self) -> (f64, f64, usize) {
+        let (mut ss, mut df) = (0.0, 0.0);
+        for (_, idx) in self.by_session() {
+            if idx.len() < 2 {
+                continue;
+            }
+            let m = idx.iter().map(|&i| self.values[i]).sum::<f64>() / idx.len() as f64;
+            ss += idx
+                .iter()
+                .map(|&i| (self.values[i] - m).powi(2))
+                .sum::<f64>();
+            df += (idx.len() - 1) as f64;
+        }
+        (ss, df, self.outliers())
+    }
+
+    /// One-way analysis of variance of the launch values by session, when the side has ≥ 2
+    /// sessions and some session has ≥ 2 launches.
+    pub fn session_anova(&self) -> Option<SessionAnova> {
+        let groups = self.by_session();
+        let s = groups.len();
+        let n = self.n();
+        if s < 2 || n <= s {
+            return None;
+        }
+        let grand = self.mean();
+        let (ss_w, _, _) = self.spread();
+        let ss_b: f64 = groups
+            .iter()
+            .map(|(_, idx)| {
+                let m = idx.iter().map(|&i| self.values[i]).sum::<f64>() / idx.len() as f64;
+                idx.len() as f64 * (m - grand).powi(2)
+            })
+            .sum();
+        let sum_sq: f64 = groups
+            .iter()
+            .map(|(_, idx)| (idx.len() as f64).powi(2))
+            .sum();
+        Some(SessionAnova {
+            ms_between: ss_b / (s - 1) as f64,
+            df_between: (s - 1) as f64,
+            ms_within: ss_w / (n - s) as f64,
+            df_within: (n - s) as f64,
+            n0: (n as f64 - sum_sq / n as f64) / (s - 1) as f64,
+        })
     }
 
     /// The within-launch spread: Σ squared deviations of runs from their launch's mean, and its
@@ -137,17 +207,64 @@ impl Launches {
     }
 }
 
+/// One side's one-way analysis of variance of launch values by session.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SessionAnova {
+    pub ms_between: f64,
+    pub df_between: f64,
+    pub ms_within: f64,
+    pub df_within: f64,
+    /// The effective launches per session, (N − Σ nₛ²/N) / (S − 1).
+    pub n0: f64,
+}
+
+impl SessionAnova {
+    /// The between-session variance component, max(0, (MS_between − MS_within) / n₀).
+    pub fn between_var(&self) -> f64 {
+        ((self.ms_between - self.ms_within) / self.n0).max(0.0)
+    }
+}
+
+/// The session part of the variance of a difference of two sides' means, per unit of
+/// between-session variance: Σₛ (share of the baseline's launches in s − share of the
+/// candidate's)². Launches without a session id form one session per side, never shared
+/// with the other side. 2 for two sides of one session each; 0 when both sides spread their
+/// launches alike over the same sessions.
+pub fn session_factor(b: &Launches, c: &Launches) -> f64 {
+    let share = |l: &Launches, tag: &str| -> Vec<(String, f64)> {
+        l.by_session()
+            .into_iter()
+            .map(|(s, idx)| {
+                let k = s.map_or_else(|| format!("(unrecorded, {tag})"), str::to_string);
+                (k, idx.len() as f64 / l.n() as f64)
+            })
+            .collect()
+    };
+    let (sb, sc) = (share(b, "baseline"), share(c, "candidate"));
+    let mut f = 0.0;
+    for (k, w) in &sb {
+        let wc = sc.iter().find(|x| &x.0 == k).map_or(0.0, |x| x.1);
+        f += (w - wc).powi(2);
+    }
+    for (k, w) in &sc {
+        if !sb.iter().any(|x| &x.0 == k) {
+            f += w * w;
+        }
+    }
+    f
+}
+
 /// The engine-wide series of one side: for each launch (in the first row's order) that ran
-/// every row, the weighted mean of its values minus the row's `centre`. `rows` pairs each row's
-/// launches with its weight (1/sd² in the gate) and centre (the baseline's mean). Used by the
-/// engine-wide test and by `perfgate baseline noise`.
-pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Vec<f64> {
+/// every row, the weighted mean of its values minus the row's `centre`, keeping the launch's key
+/// and session. `rows` pairs each row's launches with its weight (1/sd² in the gate) and centre
+/// (the baseline's mean). Used by the engine-wide tests and by `perfgate baseline noise`.
+pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Launches {
     let Some(first) = rows.first() else {
-        return Vec::new();
+        return Launches::single(Vec::new(), false);
     };
     let wsum: f64 = rows.iter().map(|r| r.1).sum();
-    let mut out = Vec::new();
-    for key in &first.0.keys {
+    let (mut keys, mut values, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
+    for (j, key) in first.0.keys.iter().enumerate() {
         let mut z = 0.0;
         let mut complete = true;
         for (l, w, centre) in rows {
@@ -157,32 +274,177 @@ pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Vec<f64> {
             }
         }
         if complete {
-            out.push(z / wsum);
+            keys.push(key.clone());
+            values.push(z / wsum);
+            sessions.push(first.0.sessions[j].clone());
         }
     }
-    out
+    let ids = rows.iter().all(|r| r.0.has_ids);
+    Launches::keyed(keys, values, sessions, ids)
 }
 
-/// The correlation between two scenarios' values of one launch that the engine-wide tests'
-/// prior assumes: the GPU corpus's mean over its 3 scenario pairs and the 5 engine-wide metrics
-/// (0.42; `cargo run --release --example replay` prints each). Launches are slow or fast in every
-/// scenario at once, so pooling scenarios removes less noise than independent rows would.
-pub const SCENARIO_CORR_PRIOR: f64 = 0.42;
+/// The correlation of launch effects between the scenarios of one model: launches are slow or
+/// fast in every scenario at once, so pooling scenarios removes less noise than independent
+/// rows would. Estimated from the data: each scenario's launch values are centred on their
+/// session's mean and scaled by the row's sd (`rows`: launches and sd); every pair of scenarios
+/// contributes the products of the launches both ran. Returns the pooled correlation, clamped
+/// to [0, 1], and the pairs of launch residuals behind it; `None` with fewer than 3 such pairs
+/// (then the prior takes the conservative ρ = 1).
+pub fn scenario_corr(sides: &[Vec<(&Launches, f64)>]) -> Option<(f64, usize)> {
+    let (mut sxy, mut sxx, mut syy, mut n) = (0.0, 0.0, 0.0, 0usize);
+    for rows in sides {
+        let resid: Vec<Vec<(String, f64)>> = rows
+            .iter()
+            .map(|(l, sd)| {
+                let mut out = Vec::new();
+                for (_, idx) in l.by_session() {
+                    if idx.len() < 2 {
+                        continue;
+                    }
+                    let m = idx.iter().map(|&i| l.values[i]).sum::<f64>() / idx.len() as f64;
+                    for i in idx {
+                        out.push((l.keys[i].clone(), (l.values[i] - m) / sd.max(1e-12)));
+                    }
+                }
+                out
+            })
+            .collect();
+        for i in 0..resid.len() {
+            for j in i + 1..resid.len() {
+                for (k, x) in &resid[i] {
+                    if let Some((_, y)) = resid[j].iter().find(|(kj, _)| kj == k) {
+                        sxy += x * y;
+                        sxx += x * x;
+                        syy += y * y;
+                        n += 1;
+                    }
+                }
+            }
+        }
+    }
+    if n < 3 || sxx <= 0.0 || syy <= 0.0 {
+        return None;
+    }
+    Some(((sxy / (sxx * syy).sqrt()).clamp(0.0, 1.0), n))
+}
 
 /// The prior sd of an engine-wide series: the sd of the weighted mean of rows whose own sd is
-/// 1/√wᵢ, correlated [`SCENARIO_CORR_PRIOR`] between any two:
-/// √(Σᵢ wᵢ + ρ Σᵢ≠ⱼ √(wᵢ wⱼ)) / Σ w.
-pub fn pooled_prior_sd(weights: &[f64]) -> f64 {
+/// 1/√wᵢ, correlated `rho` between any two: √(Σᵢ wᵢ + ρ Σᵢ≠ⱼ √(wᵢ wⱼ)) / Σ w.
+pub fn pooled_prior_sd(weights: &[f64], rho: f64) -> f64 {
     let wsum: f64 = weights.iter().sum();
     let roots: f64 = weights.iter().map(|w| w.sqrt()).sum();
     // Σᵢ≠ⱼ √(wᵢ wⱼ) = (Σ √wᵢ)² − Σ wᵢ
     let cross = roots * roots - wsum;
-    (wsum + SCENARIO_CORR_PRIOR * cross).sqrt() / wsum
+    (wsum + rho * cross).sqrt() / wsum
 }
 
-/// A launch further than this many robust standard deviations from the median of its side is
-/// an outlier (set aside from the noise estimate; with 5 or more launches only).
-pub const OUTLIER_K: f64 = 4.0;
+/// A launch further than this many robust standard deviations (MAD) from the median of its
+/// side is flagged as an outlier. Under plain normal noise, K = 6 flags a launch on 2.7 % of
+/// 8-launch sides, 1.7 % of 10 and 0.7 % of 16; K = 4 flagged 16.6 % of 5-launch sides (numpy,
+/// 100,000 draws each; README, "Method").
+pub const OUTLIER_K: f64 = 6.0;
+/// Fewer launches than this cannot tell an outlier from the spread.
+pub const OUTLIER_MIN_LAUNCHES: usize = 8;
+
+/// The between-session variance, as a multiple of the launch variance, assumed when the check's
+/// data hold no session-to-session replication: as large as one launch's own noise. It keeps
+/// the stored test from claiming precision that more launches of one session cannot give
+/// (README, "Method": a session offset of half a launch sd already gave 30 % false alarms at
+/// 10 × 10 without it); `perfgate ab` cancels it, and a baseline recorded over sessions
+/// measures it.
+pub const SESSION_RATIO_PRIOR: f64 = 1.0;
+
+/// The between-session term of a row.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct SessionTerm {
+    /// λ: the between-session variance as a multiple of the launch variance.
+    pub ratio: f64,
+    /// Whether λ was measured (launches of one engine over ≥ 2 sessions) or assumed
+    /// ([`SESSION_RATIO_PRIOR`]).
+    pub measured: bool,
+    /// Σₛ (baseline share − candidate share)² ([`session_factor`]): the se² gains
+    /// λ · sd² · factor.
+    pub factor: f64,
+}
+
+/// The noise priors of one check, per metric: learnt from the rows in front of the gate
+/// ([`super::moderate`]), or a `noise_pct` the settings name. Also the between-session ratio.
+#[derive(Debug, Clone, Default)]
+pub struct Priors {
+    learnt: BTreeMap<String, Prior>,
+    /// Per metric: (Σ between-session variance × df, Σ within-session variance × df).
+    sessions: BTreeMap<String, (f64, f64)>,
+}
+
+impl Priors {
+    /// Learn from the rows: per metric, each row's (sum of squares, df) of its launches, and
+    /// its sides' session analyses.
+    pub fn learn<'a>(
+        rows: impl IntoIterator<Item = (&'a str, (f64, f64), Vec<SessionAnova>)>,
+    ) -> Priors {
+        let mut vars: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
+        let mut sessions: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+        for (metric, (ss, nu), anovas) in rows {
+            let e = vars.entry(metric.to_string()).or_default();
+            if nu > 0.0 {
+                e.push((ss / nu, nu));
+            }
+            for a in anovas {
+                let s = sessions.entry(metric.to_string()).or_default();
+                s.0 += a.between_var() * a.df_between;
+                s.1 += a.ms_within * a.df_between;
+            }
+        }
+        let learnt = vars
+            .into_iter()
+            .filter_map(|(m, v)| moderate::fit(&v).map(|p| (m, p)))
+            .collect();
+        Priors { learnt, sessions }
+    }
+
+    /// The prior of `metric`'s rows as (sd of a launch's log value, degrees of freedom): the
+    /// settings' `noise_pct` (worth `prior_df`, default [`DEFAULT_PRIOR_DF`]) when given, else
+    /// the learnt one (worth its own d₀, or `prior_df` when set). `None`: nothing to learn from.
+    pub fn prior(&self, metric: &str, cfg: &GateConfig) -> Option<(f64, f64)> {
+        if let Some(p) = cfg.rule(metric).noise_pct {
+            return Some((p / 100.0, cfg.prior_df().unwrap_or(DEFAULT_PRIOR_DF)));
+        }
+        let p = self.learnt.get(metric)?;
+        Some((p.var.sqrt(), cfg.prior_df().unwrap_or(p.df)))
+    }
+
+    /// The learnt prior of `metric`, if any.
+    pub fn learnt(&self, metric: &str) -> Option<&Prior> {
+        self.learnt.get(metric)
+    }
+
+    /// λ for `metric`: measured from its rows' sessions, else from every metric's, else
+    /// [`SESSION_RATIO_PRIOR`] (with `measured` false).
+    pub fn session_ratio(&self, metric: &str) -> (f64, bool) {
+        let ratio = |(b, w): (f64, f64)| (w > 0.0).then(|| b / w);
+        if let Some(r) = self.sessions.get(metric).copied().and_then(ratio) {
+            return (r, true);
+        }
+        let all = self
+            .sessions
+            .values()
+            .fold((0.0, 0.0), |a, s| (a.0 + s.0, a.1 + s.1));
+        match ratio(all) {
+            Some(r) => (r, true),
+            None => (SESSION_RATIO_PRIOR, false),
+        }
+    }
+
+    /// The session term of a stored comparison of `b` with `c` for `metric`.
+    pub fn session_term(&self, metric: &str, b: &Launches, c: &Launches) -> SessionTerm {
+        let (ratio, measured) = self.session_ratio(metric);
+        SessionTerm {
+            ratio,
+            measured,
+            factor: session_factor(b, c),
+        }
+    }
+}
 
 /// Where a row's noise came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -193,7 +455,8 @@ pub enum NoiseSource {
     /// The row's own repeated runs, but without launch ids: runs stand in for launches, which
     /// understates the noise if they shared a launch.
     Runs,
-    /// No repeated launches on either side: the prior alone (conservative).
+    /// No repeated launches on either side: the prior alone, learnt from the check's other
+    /// rows of the metric (or the settings' `noise_pct`).
     Prior,
     /// `perfgate ab`: the spread of the candidate − base differences of the row's own pairs of
     /// launches, shrunk toward the prior (`sd_pct` is then the sd of one pair's difference).
@@ -210,9 +473,13 @@ pub struct Noise {
     /// Degrees of freedom that came from the row's own launches.
     pub own_df: f64,
     pub source: NoiseSource,
-    /// Launches set aside as outliers.
+    /// Launches flagged as outliers (kept in the mean and the spread).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub outliers: usize,
+    /// The between-session term of a stored comparison (absent in paired tests, where each
+    /// pair's launches share their session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionTerm>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -236,21 +503,33 @@ impl Noise {
         let what = match self.source {
             NoiseSource::Launches => format!("own launches, {:.0} df", self.df),
             NoiseSource::Runs => format!("own runs without launch ids, {:.0} df", self.df),
-            NoiseSource::Prior => "prior: no repeated launches".to_string(),
+            NoiseSource::Prior => format!(
+                "no repeated launches: the check's other rows, {:.0} df",
+                self.df
+            ),
             NoiseSource::Pairs => format!("own pairs, {:.0} df", self.df),
         };
         let out = if self.outliers > 0 {
-            format!("; {} outlier launch(es) set aside", self.outliers)
+            format!("; {} launch(es) far from the rest, kept", self.outliers)
         } else {
             String::new()
         };
-        format!("noise {:.1} % ({what}{out})", self.sd_pct)
+        let session = match self.session {
+            Some(t) if t.factor > 0.0 && t.measured => {
+                format!("; sessions differ by {:.1} %", self.sd_pct * t.ratio.sqrt())
+            }
+            Some(t) if t.factor > 0.0 => {
+                "; session offset not measured, assumed as large as a launch's noise".to_string()
+            }
+            _ => String::new(),
+        };
+        format!("noise {:.1} % ({what}{out}{session})", self.sd_pct)
     }
 }
 
-/// The noise of a row from the launches of its sides, shrunk toward `prior_sd` (sd of the log
-/// value) worth `prior_df` degrees of freedom. `None` when neither data nor prior give any.
-pub fn estimate(sides: &[&Launches], prior_sd: f64, prior_df: f64) -> Option<Noise> {
+/// The noise of a row from the launches of its sides, shrunk toward `prior` (sd of the log
+/// value, degrees of freedom). `None` when neither data nor prior give any.
+pub fn estimate(sides: &[&Launches], prior: Option<(f64, f64)>) -> Option<Noise> {
     let (mut ss, mut nu, mut outliers) = (0.0, 0.0, 0);
     for s in sides {
         let (a, b, o) = s.spread();
@@ -258,6 +537,7 @@ pub fn estimate(sides: &[&Launches], prior_sd: f64, prior_df: f64) -> Option<Noi
         nu += b;
         outliers += o;
     }
+    let (prior_sd, prior_df) = prior.unwrap_or((0.0, 0.0));
     let (var, df) = stats::shrunk_variance(ss, nu, prior_sd, prior_df)?;
     let source = if nu == 0.0 {
         NoiseSource::Prior
@@ -272,35 +552,49 @@ pub fn estimate(sides: &[&Launches], prior_sd: f64, prior_df: f64) -> Option<Noi
         own_df: nu,
         source,
         outliers,
+        session: None,
     })
 }
 
-/// Both levels of one row's noise, for `perfgate baseline noise`.
+/// The levels of one row's noise, for `perfgate baseline noise`: between sessions, between
+/// launches of a session, within a launch.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TwoLevel {
     pub launches: usize,
     pub runs: usize,
-    /// sd of launch values (%), and its degrees of freedom; `None` with fewer than 2 launches.
+    /// Sessions the launches were recorded in.
+    pub sessions: usize,
+    /// sd of session offsets (%), and its degrees of freedom; `None` with one session or no
+    /// session with ≥ 2 launches.
+    pub session_sd_pct: Option<f64>,
+    pub session_df: f64,
+    /// sd of launch values around their session's mean (%), and its degrees of freedom; `None`
+    /// with fewer than 2 launches in any session.
     pub between_sd_pct: Option<f64>,
     pub between_df: f64,
     /// sd of runs around their launch's mean (%), and its df; `None` without repeated runs.
     pub within_sd_pct: Option<f64>,
     pub within_df: f64,
-    /// The sd the gate would use for one launch, shrunk toward the prior (%), and its df.
+    /// The sd the gate would use for one launch, moderated toward the learnt prior (%), and
+    /// its df.
     pub gate_sd_pct: f64,
     pub gate_df: f64,
     pub source: NoiseSource,
     pub outliers: usize,
 }
 
-/// Both levels of noise of one row's history.
-pub fn two_level(l: &Launches, prior_sd: f64, prior_df: f64) -> Option<TwoLevel> {
+/// The levels of noise of one row's history.
+pub fn two_level(l: &Launches, prior: Option<(f64, f64)>) -> Option<TwoLevel> {
     let (ss, df, _) = l.spread();
     let (wss, wdf) = l.within();
-    let gate = estimate(&[l], prior_sd, prior_df)?;
+    let gate = estimate(&[l], prior)?;
+    let anova = l.session_anova();
     Some(TwoLevel {
         launches: l.n(),
         runs: l.n_runs(),
+        sessions: l.by_session().len(),
+        session_sd_pct: anova.map(|a| a.between_var().sqrt() * 100.0),
+        session_df: anova.map_or(0.0, |a| a.df_between),
         between_sd_pct: (df > 0.0).then(|| (ss / df).sqrt() * 100.0),
         between_df: df,
         within_sd_pct: (wdf > 0.0).then(|| (wss / wdf).sqrt() * 100.0),
@@ -323,32 +617,86 @@ pub struct NoiseRow {
     pub levels: TwoLevel,
     /// The row's tolerance δ in percent.
     pub tolerance_pct: f64,
-    /// Candidate launches an unchanged engine would likely need to PASS against this baseline
-    /// (`None`: the baseline needs more launches first, or more than 50).
+    /// Candidate launches of one new session that an unchanged engine would likely need to
+    /// PASS against this baseline (`None`: the baseline needs more launches or sessions first,
+    /// or more than 50).
     pub launches_to_pass: Option<u32>,
 }
 
-/// Candidate launches an unchanged engine would likely need to pass a row of this noise.
+/// Candidate launches (one new session) an unchanged engine would likely need to pass a row
+/// of this noise against a baseline of `l`'s launches.
 fn to_pass(
     levels: &TwoLevel,
     rule: &super::config::MetricRule,
-    n: usize,
-    cfg: &super::GateConfig,
+    tolerance_pct: f64,
+    l: &Launches,
+    priors: &Priors,
+    metric: &str,
+    cfg: &GateConfig,
 ) -> Option<u32> {
-    let lim = match rule.direction {
-        crate::record::Direction::Higher => -(-rule.tolerance_pct / 100.0).ln_1p(),
-        crate::record::Direction::Lower => (rule.tolerance_pct / 100.0).ln_1p(),
-    };
-    stats::launches_needed(
-        0.0,
+    let lim = super::verdict::limits(rule.direction, tolerance_pct)
+        .0
+        .abs();
+    // The candidate's launches all come from one new session: Σ baseline shares² + 1.
+    let shares: f64 = l
+        .by_session()
+        .iter()
+        .map(|(_, idx)| (idx.len() as f64 / l.n() as f64).powi(2))
+        .sum();
+    let (ratio, _) = priors.session_ratio(metric);
+    let sd = levels.gate_sd_pct / 100.0;
+    let design = stats::Design {
+        worse: 0.0,
         lim,
-        levels.gate_sd_pct / 100.0,
-        n,
-        levels.gate_df,
-        cfg.equivalence_alpha(),
-        50,
-    )
-    .ok()
+        sd,
+        df: levels.gate_df,
+        n_base: l.n(),
+        n_now: 1,
+        fixed_var: ratio * sd * sd * (shares + 1.0),
+    };
+    stats::launches_needed(&design, cfg.equivalence_alpha(), 50).ok()
+}
+
+/// An engine-wide series, its rows' weights, and the rows with their sd.
+type EngineWideSeries<'a> = (Launches, Vec<f64>, Vec<(&'a Launches, f64)>);
+
+/// The engine-wide series of one model for `metric` on one side: the rows' launches with their
+/// weights (1/sd² of each row's noise), pooled launch by launch. Also the rows with their sd,
+/// for the scenario correlation. `None` with fewer than 2 scenarios.
+fn engine_wide_series<'a>(
+    rows: &'a [Launches],
+    priors: &Priors,
+    metric: &str,
+    cfg: &GateConfig,
+) -> Option<EngineWideSeries<'a>> {
+    let prior = priors.prior(metric, cfg);
+    let mut kept: Vec<(&Launches, f64)> = Vec::new();
+    for l in rows {
+        if let Some(n) = estimate(&[l], prior) {
+            kept.push((l, n.weight()));
+        }
+    }
+    if kept.len() < 2 {
+        return None;
+    }
+    let weighted: Vec<(&Launches, f64, f64)> =
+        kept.iter().map(|(l, w)| (*l, *w, l.mean())).collect();
+    let series = pooled(&weighted);
+    let w: Vec<f64> = kept.iter().map(|r| r.1).collect();
+    let with_sd = kept.iter().map(|(l, w)| (*l, 1.0 / w.sqrt())).collect();
+    Some((series, w, with_sd))
+}
+
+/// The prior of an engine-wide series from its rows' weights: the sd their weighted mean has
+/// when the scenarios of a launch are correlated as the data show (ρ = 1 when they cannot
+/// tell), worth the metric's prior degrees of freedom.
+pub fn engine_wide_prior(
+    weights: &[f64],
+    rho: Option<f64>,
+    row_prior: Option<(f64, f64)>,
+) -> Option<(f64, f64)> {
+    let (_, df) = row_prior?;
+    Some((pooled_prior_sd(weights, rho.unwrap_or(1.0)), df))
 }
 
 /// The engine-wide rows of one model: per engine-wide metric, the noise of each launch's
@@ -357,55 +705,55 @@ fn to_pass(
 fn engine_wide_rows(
     model: &str,
     recs: &[Vec<&ScenarioResult>],
-    cfg: &super::GateConfig,
+    priors: &Priors,
+    cfg: &GateConfig,
 ) -> Vec<NoiseRow> {
     let mut out = Vec::new();
     for metric in cfg.engine_wide_list() {
         let rule = cfg.rule(&metric);
-        let mut rows: Vec<(Launches, f64)> = Vec::new();
-        for r in recs {
-            let Ok(l) = Launches::of(r, &metric) else {
-                continue;
-            };
-            let Some(n) = estimate(&[&l], rule.noise_pct / 100.0, cfg.prior_df()) else {
-                continue;
-            };
-            rows.push((l, n.weight()));
-        }
-        if rows.len() < 2 {
+        let rows: Vec<Launches> = recs
+            .iter()
+            .filter_map(|r| Launches::of(r, &metric).ok())
+            .collect();
+        let Some((series, w, with_sd)) = engine_wide_series(&rows, priors, &metric, cfg) else {
             continue;
-        }
-        let weighted: Vec<(&Launches, f64, f64)> =
-            rows.iter().map(|(l, w)| (l, *w, l.mean())).collect();
-        let z = pooled(&weighted);
-        let ids = rows.iter().all(|r| r.0.has_ids);
-        let series = Launches::single(z, ids);
+        };
         if series.n() == 0 {
             continue;
         }
-        let w: Vec<f64> = rows.iter().map(|r| r.1).collect();
-        let Some(mut levels) = two_level(&series, pooled_prior_sd(&w), cfg.prior_df()) else {
+        let rho = scenario_corr(&[with_sd]).map(|r| r.0);
+        let prior = engine_wide_prior(&w, rho, priors.prior(&metric, cfg));
+        let Some(mut levels) = two_level(&series, prior) else {
             continue;
         };
         // A launch's runs are the scenarios' runs: count them, not the series' one per launch.
-        levels.runs = rows.iter().map(|r| r.0.n_runs()).max().unwrap_or(0);
-        let launches_to_pass = to_pass(&levels, &rule, series.n(), cfg);
+        levels.runs = rows.iter().map(|r| r.n_runs()).max().unwrap_or(0);
+        let launches_to_pass = to_pass(
+            &levels,
+            &rule,
+            rule.engine_tolerance_pct,
+            &series,
+            priors,
+            &metric,
+            cfg,
+        );
         out.push(NoiseRow {
             model: model.to_string(),
             scenario: ENGINE_WIDE.to_string(),
             metric,
             gated: true,
             levels,
-            tolerance_pct: rule.tolerance_pct,
+            tolerance_pct: rule.engine_tolerance_pct,
             launches_to_pass,
         });
     }
     out
 }
 
-/// The noise of every gated and shown metric of every row of a baseline's records, then each
-/// model's engine-wide rows.
-pub fn table(records: &[ScenarioResult], cfg: &super::GateConfig) -> Vec<NoiseRow> {
+/// The noise of every gated and shown metric of every row of a baseline's records (moderated
+/// toward what the baseline's other rows of the metric show), then each model's engine-wide
+/// rows.
+pub fn table(records: &[ScenarioResult], cfg: &GateConfig) -> Vec<NoiseRow> {
     let mut keys: Vec<(String, String)> = Vec::new();
     for r in records {
         let k = (r.model.clone(), r.scenario_id());
@@ -413,42 +761,63 @@ pub fn table(records: &[ScenarioResult], cfg: &super::GateConfig) -> Vec<NoiseRo
             keys.push(k);
         }
     }
-    let mut out = Vec::new();
+    let metrics: Vec<String> = cfg
+        .metric_list()
+        .into_iter()
+        .filter(|m| m != "success_rate")
+        .collect();
     let mut by_model: Vec<(String, Vec<Vec<&ScenarioResult>>)> = Vec::new();
+    let mut rows: Vec<(String, String, String, Launches)> = Vec::new();
     for (model, scenario) in keys {
         let recs: Vec<&ScenarioResult> = records
             .iter()
             .filter(|r| r.model == model && r.scenario_id() == scenario)
             .collect();
-        match by_model.iter_mut().find(|m| m.0 == model) {
-            Some(m) => m.1.push(recs.clone()),
-            None => by_model.push((model.clone(), vec![recs.clone()])),
-        }
-        for metric in cfg.metric_list() {
-            if metric == "success_rate" {
-                continue;
+        for metric in &metrics {
+            if let Ok(l) = Launches::of(&recs, metric) {
+                rows.push((model.clone(), scenario.clone(), metric.clone(), l));
             }
-            let rule = cfg.rule(&metric);
-            let Ok(l) = Launches::of(&recs, &metric) else {
-                continue;
-            };
-            let Some(levels) = two_level(&l, rule.noise_pct / 100.0, cfg.prior_df()) else {
-                continue;
-            };
-            let launches_to_pass = to_pass(&levels, &rule, l.n(), cfg);
-            out.push(NoiseRow {
-                model: model.clone(),
-                scenario: scenario.clone(),
-                metric,
-                gated: rule.gated,
-                levels,
-                tolerance_pct: rule.tolerance_pct,
-                launches_to_pass,
-            });
+        }
+        match by_model.iter_mut().find(|m| m.0 == model) {
+            Some(m) => m.1.push(recs),
+            None => by_model.push((model, vec![recs])),
         }
     }
+    let priors = Priors::learn(rows.iter().map(|(_, _, metric, l)| {
+        let (ss, df, _) = l.spread();
+        (
+            metric.as_str(),
+            (ss, df),
+            l.session_anova().into_iter().collect(),
+        )
+    }));
+    let mut out = Vec::new();
+    for (model, scenario, metric, l) in rows {
+        let rule = cfg.rule(&metric);
+        let Some(levels) = two_level(&l, priors.prior(&metric, cfg)) else {
+            continue;
+        };
+        let launches_to_pass = to_pass(
+            &levels,
+            &rule,
+            rule.tolerance_pct,
+            &l,
+            &priors,
+            &metric,
+            cfg,
+        );
+        out.push(NoiseRow {
+            model,
+            scenario,
+            metric,
+            gated: rule.gated,
+            levels,
+            tolerance_pct: rule.tolerance_pct,
+            launches_to_pass,
+        });
+    }
     for (model, scenarios) in &by_model {
-        out.extend(engine_wide_rows(model, scenarios, cfg));
+        out.extend(engine_wide_rows(model, scenarios, &priors, cfg));
     }
     out
 }
@@ -494,19 +863,21 @@ mod tests {
         let l = Launches::of(&refs, "output_throughput").unwrap();
         assert_eq!(l.n(), 2);
         assert!(!l.has_ids);
-        let n = estimate(&[&l], 0.05, 2.0).unwrap();
+        let n = estimate(&[&l], Some((0.05, 2.0))).unwrap();
         assert_eq!(n.source, NoiseSource::Runs);
         let one = Launches::of(&refs[..1], "output_throughput").unwrap();
-        let n = estimate(&[&one, &one], 0.05, 2.0).unwrap();
+        let n = estimate(&[&one, &one], Some((0.05, 2.0))).unwrap();
         assert_eq!(n.source, NoiseSource::Prior);
         assert!((n.sd_pct - 5.0).abs() < 1e-12);
         assert_eq!(n.df, 2.0);
-        assert!(n.describe().contains("prior"), "{}", n.describe());
+        assert!(n.describe().contains("other rows"), "{}", n.describe());
+        // No repeated launch and nothing learnt: no noise at all, never a made-up one.
+        assert_eq!(estimate(&[&one, &one], None), None);
     }
 
     #[test]
-    fn an_outlier_launch_is_set_aside() {
-        let vals = [100.0, 101.0, 99.0, 100.5, 99.5, 160.0];
+    fn an_outlier_launch_is_flagged_and_kept_in_mean_and_spread() {
+        let vals = [100.0, 101.0, 99.0, 100.5, 99.5, 100.2, 99.8, 160.0];
         let recs: Vec<_> = vals
             .iter()
             .enumerate()
@@ -514,42 +885,119 @@ mod tests {
             .collect();
         let refs: Vec<&ScenarioResult> = recs.iter().collect();
         let l = Launches::of(&refs, "output_throughput").unwrap();
-        let n = estimate(&[&l], 0.05, 0.0).unwrap();
+        let n = estimate(&[&l], None).unwrap();
         assert_eq!(n.outliers, 1);
-        assert_eq!(n.own_df, 4.0);
-        // numpy: np.std(np.log([100, 101, 99, 100.5, 99.5]), ddof=1) * 100
+        assert_eq!(n.own_df, 7.0);
+        // numpy: np.std(np.log(vals), ddof=1) * 100; np.log(vals).mean()
         assert!(
-            (n.sd_pct - 0.790_595_274_851_748_3).abs() < 1e-9,
+            (n.sd_pct - 16.628_875_949_389_897).abs() < 1e-9,
             "{}",
             n.sd_pct
         );
+        assert!(
+            (l.mean() - 4.663_904_513_978_704).abs() < 1e-12,
+            "{}",
+            l.mean()
+        );
+        // Seven launches are too few to flag anything.
+        let seven = Launches::of(&refs[1..], "output_throughput").unwrap();
+        assert_eq!(seven.outliers(), 0);
+    }
+
+    #[test]
+    fn sessions_split_the_spread_and_measure_their_offset() {
+        // Session a: 100, 102, 101; session b: 110, 111 (+9 %).
+        let mut recs = Vec::new();
+        for (i, (v, s)) in [
+            (100.0, "a"),
+            (102.0, "a"),
+            (101.0, "a"),
+            (110.0, "b"),
+            (111.0, "b"),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut r = rec(*v, Some(&format!("L{}", i % 3 + 1)), i as u32);
+            r.session_id = Some(s.to_string());
+            recs.push(r);
+        }
+        let refs: Vec<&ScenarioResult> = recs.iter().collect();
+        let l = Launches::of(&refs, "output_throughput").unwrap();
+        // The same launch id in two sessions is two launches.
+        assert_eq!(l.n(), 5);
+        let (ss, df, _) = l.spread();
+        assert_eq!(df, 3.0);
+        let (a, b) = (
+            [100f64.ln(), 102f64.ln(), 101f64.ln()],
+            [110f64.ln(), 111f64.ln()],
+        );
+        let dev = |x: &[f64]| {
+            let m = x.iter().sum::<f64>() / x.len() as f64;
+            x.iter().map(|v| (v - m).powi(2)).sum::<f64>()
+        };
+        assert!((ss - dev(&a) - dev(&b)).abs() < 1e-15);
+        // R: x <- log(c(100, 102, 101, 110, 111)); g <- factor(c(1,1,1,2,2));
+        //    a <- anova(lm(x ~ g)); n0 <- (5 - (9 + 4) / 5) / 1
+        //    (a$`Mean Sq`[1] - a$`Mean Sq`[2]) / n0  = 0.0040096535290962479
+        let an = l.session_anova().unwrap();
+        assert_eq!((an.df_between, an.df_within), (1.0, 3.0));
+        assert!((an.n0 - 2.4).abs() < 1e-12);
+        assert!(
+            (an.between_var() - 0.004_009_653_529_096_248).abs() < 1e-12,
+            "{}",
+            an.between_var()
+        );
+        // A side of one session against a side of another: factor 2; the same sessions
+        // shared alike: 0.
+        let (sa, sb) = (
+            Launches::of(&refs[..3], "output_throughput").unwrap(),
+            Launches::of(&refs[3..], "output_throughput").unwrap(),
+        );
+        assert!((session_factor(&sa, &sb) - 2.0).abs() < 1e-15);
+        assert!(session_factor(&l, &l).abs() < 1e-15);
+        // Unrecorded sessions are never shared between the sides.
+        let bare = Launches::single(vec![0.0, 0.1], true);
+        assert!((session_factor(&bare, &bare) - 2.0).abs() < 1e-15);
     }
 
     #[test]
     fn the_table_covers_every_metric_and_says_what_passes() {
         let recs: Vec<ScenarioResult> = (0..6)
-            .map(|i| rec(100.0 + i as f64, Some(&format!("l{i}")), i))
+            .map(|i| rec(100.0 + 0.2 * i as f64, Some(&format!("l{i}")), i))
             .collect();
         let t = table(&recs, &crate::gate::GateConfig::default());
         let thr = t.iter().find(|r| r.metric == "output_throughput").unwrap();
         assert!(thr.gated);
         assert_eq!((thr.levels.launches, thr.levels.between_df), (6, 5.0));
+        assert_eq!((thr.levels.sessions, thr.levels.session_sd_pct), (1, None));
         assert_eq!(thr.levels.source, NoiseSource::Launches);
         assert!(thr.launches_to_pass.is_some(), "{thr:?}");
         assert!(t.iter().all(|r| r.metric != "success_rate"));
+        // 1.9 % launch noise in one session: a new session's offset, assumed as large as a
+        // launch's noise, keeps a 5 % tolerance out of reach however many launches it runs.
+        let loud: Vec<ScenarioResult> = (0..6)
+            .map(|i| rec(100.0 + i as f64, Some(&format!("l{i}")), i))
+            .collect();
+        let t = table(&loud, &crate::gate::GateConfig::default());
+        let thr = t.iter().find(|r| r.metric == "output_throughput").unwrap();
+        assert_eq!(thr.launches_to_pass, None, "{thr:?}");
     }
 
     #[test]
     fn the_pooled_prior_counts_the_scenarios_correlation() {
         // Two rows of sd 5 % and 10 % (weights 400 and 100), correlated 0.42:
         // numpy: np.sqrt(500 + 0.42 * 2 * np.sqrt(400 * 100)) / 500 = 0.051691391933280345
-        let got = pooled_prior_sd(&[400.0, 100.0]);
+        let got = pooled_prior_sd(&[400.0, 100.0], 0.42);
         assert!((got - 0.051_691_391_933_280_345).abs() < 1e-12, "{got}");
         // More than independent rows would give (1/√Σw), less than the weighted mean of sds.
         assert!(got > (1.0f64 / 500.0).sqrt());
         assert!(got < (400.0 * 0.05 + 100.0 * 0.1) / 500.0);
         // One row: its own sd.
-        assert!((pooled_prior_sd(&[400.0]) - 0.05).abs() < 1e-15);
+        assert!((pooled_prior_sd(&[400.0], 0.42) - 0.05).abs() < 1e-15);
+        // ρ = 1: the weighted mean of the sds.
+        let full = pooled_prior_sd(&[400.0, 100.0], 1.0);
+        assert!((full - (400.0 * 0.05 + 100.0 * 0.1) / 500.0).abs() < 1e-15);
     }
 
     #[test]
@@ -606,7 +1054,7 @@ mod tests {
         ];
         let refs: Vec<&ScenarioResult> = recs.iter().collect();
         let l = Launches::of(&refs, "output_throughput").unwrap();
-        let t = two_level(&l, 0.05, 0.0).unwrap();
+        let t = two_level(&l, Some((0.05, 0.0))).unwrap();
         assert_eq!((t.launches, t.runs), (2, 4));
         assert_eq!((t.between_df, t.within_df), (1.0, 2.0));
         // within: each pair differs by ln(102/100) and ln(112/110); ss = Σ d²/2.

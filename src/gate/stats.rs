@@ -13,7 +13,10 @@ pub enum StatsError {
     Empty,
     #[error("value {0} is not positive and finite; cannot compare on the log scale")]
     NonPositive(f64),
-    #[error("one launch a side and no noise prior (prior_df = 0): no noise estimate")]
+    #[error(
+        "no repeated launches of this metric anywhere in the check: its noise cannot be learnt \
+         (2 launches on a side would let it)"
+    )]
     NoVariance,
 }
 
@@ -419,34 +422,64 @@ pub enum NotDecidable {
     MoreThan(u32),
 }
 
-/// The fewest launches of the candidate (the baseline keeping its `n_base`) that would likely
-/// decide a row whose true oriented shift is `worse`, launch noise `sd` (`df` degrees of
-/// freedom), against the limit `lim`: enough that the distance to the limit exceeds the test's
-/// critical value plus one standard error (about 84 % chance to decide).
-pub fn launches_needed(
-    worse: f64,
-    lim: f64,
-    sd: f64,
-    n_base: usize,
-    df: f64,
-    alpha: f64,
-    cap: u32,
-) -> Result<u32, NotDecidable> {
-    let gap = (lim - worse).abs();
-    if sd <= 0.0 {
+/// A stored comparison as it stands, for [`launches_needed`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Design {
+    /// The true (or estimated) oriented shift.
+    pub worse: f64,
+    /// The limit the question is about (δ as a log distance).
+    pub lim: f64,
+    /// The noise of one launch, and its degrees of freedom with the launches so far.
+    pub sd: f64,
+    pub df: f64,
+    /// Baseline launches, and the candidate's so far.
+    pub n_base: usize,
+    pub n_now: usize,
+    /// The part of se² no candidate launch shrinks (the session term).
+    pub fixed_var: f64,
+}
+
+impl Design {
+    /// Whether `n` candidate launches would likely decide: the distance to the limit exceeds
+    /// the critical value at the df that n launches will have, plus one standard error.
+    fn decides(&self, n: u32, alpha: f64) -> bool {
+        let n = f64::from(n);
+        let df = (self.df + (n - self.n_now as f64).max(0.0)).max(1.0);
+        let se = (self.sd * self.sd * (1.0 / self.n_base.max(1) as f64 + 1.0 / n) + self.fixed_var)
+            .sqrt();
+        (t_quantile(1.0 - alpha, df) + 1.0) * se <= (self.lim - self.worse).abs()
+    }
+}
+
+/// The fewest candidate launches in all (the baseline keeping its `n_base`) that would likely
+/// decide a row (about 84 % chance): its critical value taken at the level of the question
+/// and the df those launches will have.
+pub fn launches_needed(d: &Design, alpha: f64, cap: u32) -> Result<u32, NotDecidable> {
+    if d.sd <= 0.0 && d.fixed_var <= 0.0 {
         return Ok(1);
     }
-    let need = (t_quantile(1.0 - alpha, df) + 1.0) * sd;
-    // gap ≥ need · √(1/n_base + 1/n)  ⇔  1/n ≤ (gap/need)² − 1/n_base
-    let room = (gap / need).powi(2) - 1.0 / n_base.max(1) as f64;
-    if room <= 0.0 {
-        return Err(NotDecidable::BaselineTooShort);
+    if !d.decides(cap, alpha) {
+        // Even endless launches keep the baseline's and the session's share of se².
+        let floor = (d.sd * d.sd / d.n_base.max(1) as f64 + d.fixed_var).sqrt();
+        let z = t_quantile(1.0 - alpha, f64::INFINITY) + 1.0;
+        return Err(if z * floor >= (d.lim - d.worse).abs() {
+            NotDecidable::BaselineTooShort
+        } else {
+            NotDecidable::MoreThan(cap)
+        });
     }
-    let n = (1.0 / room).ceil().max(1.0);
-    if n > f64::from(cap) {
-        return Err(NotDecidable::MoreThan(cap));
+    // More launches, a smaller se and more df: the launches that suffice are every n from
+    // some n* on; bisect for n*.
+    let (mut lo, mut hi) = (0u32, cap);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if d.decides(mid, alpha) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
     }
-    Ok(n as u32)
+    Ok(hi)
 }
 
 /// The fewest pairs in all that would likely decide a paired row whose true oriented shift is
@@ -680,21 +713,53 @@ mod tests {
     #[test]
     fn launches_needed_grows_as_the_change_nears_the_tolerance() {
         let lim = (1.05f64).ln();
-        let far = launches_needed(0.0, lim, 0.02, 8, 20.0, 0.05, 100).unwrap();
-        let near = launches_needed(0.02, lim, 0.02, 8, 20.0, 0.05, 100).unwrap();
+        let d = |worse: f64, sd: f64, n_base: usize, fixed_var: f64| Design {
+            worse,
+            lim,
+            sd,
+            df: 20.0,
+            n_base,
+            n_now: 2,
+            fixed_var,
+        };
+        let far = launches_needed(&d(0.0, 0.02, 8, 0.0), 0.05, 100).unwrap();
+        let near = launches_needed(&d(0.02, 0.02, 8, 0.0), 0.05, 100).unwrap();
         assert!(near > far, "{near} vs {far}");
         // The baseline alone is too short: even endless candidate launches do not decide.
         assert_eq!(
-            launches_needed(0.0, lim, 0.1, 2, 20.0, 0.05, 1000),
+            launches_needed(&d(0.0, 0.1, 2, 0.0), 0.05, 1000),
+            Err(NotDecidable::BaselineTooShort)
+        );
+        // So is a session term no launch can shrink.
+        assert_eq!(
+            launches_needed(&d(0.0, 0.02, 1000, 0.03f64.powi(2)), 0.05, 1000),
             Err(NotDecidable::BaselineTooShort)
         );
         assert_eq!(
-            launches_needed(0.045, lim, 0.02, 1000, 20.0, 0.05, 10),
+            launches_needed(&d(0.045, 0.02, 1000, 0.0), 0.05, 10),
             Err(NotDecidable::MoreThan(10))
         );
         // scipy: (t.ppf(.95, 20) + 1)·0.02 = 0.054494; gap ln 1.05 = 0.048790;
         // (gap/need)² − 1/8 = 0.67661 → 1/0.67661 = 1.478 → 2 launches.
         assert_eq!(far, 2);
+    }
+
+    #[test]
+    fn launches_needed_counts_the_df_the_launches_will_have() {
+        // 2 df now (2 candidate launches); each further launch adds one. scipy:
+        // n = 3: (t.ppf(.95, 3) + 1) · 0.02 · √(1/8 + 1/3) = 0.045405 ≤ ln 1.05 = 0.048790;
+        // n = 2: (t.ppf(.95, 2) + 1) · 0.02 · √(1/8 + 1/2) = 0.061980 > 0.048790.
+        // At a fixed 2 df it would ask for 4.
+        let d = Design {
+            worse: 0.0,
+            lim: (1.05f64).ln(),
+            sd: 0.02,
+            df: 2.0,
+            n_base: 8,
+            n_now: 2,
+            fixed_var: 0.0,
+        };
+        assert_eq!(launches_needed(&d, 0.05, 50), Ok(3));
     }
 
     #[test]

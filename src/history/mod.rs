@@ -4,6 +4,7 @@
 //! [`History`] out; it is rendered by `report::history` (terminal) and `report::html`.
 
 use crate::baseline::Baseline;
+use crate::gate::config::MetricClass;
 use crate::gate::GateConfig;
 use crate::record::Direction;
 
@@ -223,7 +224,10 @@ pub fn build(
                     .collect();
                 // A point is the geometric mean of its runs: its noise shrinks with √runs.
                 let min_runs = present.iter().map(|(_, p)| p.runs.len()).min().unwrap_or(1);
-                let sigma = (1.0 + rule.noise_pct / 100.0).ln() / (min_runs.max(1) as f64).sqrt();
+                let noise_pct = rule
+                    .noise_pct
+                    .unwrap_or_else(|| MetricClass::of(metric).typical_noise_pct());
+                let sigma = (1.0 + noise_pct / 100.0).ln() / (min_runs.max(1) as f64).sqrt();
                 let values: Vec<f64> = present.iter().map(|(_, p)| p.value).collect();
                 let mut detection = changepoint::detect(
                     &values,
@@ -244,7 +248,7 @@ pub fn build(
                     metric: metric.clone(),
                     direction: rule.direction,
                     points,
-                    noise_pct: rule.noise_pct,
+                    noise_pct,
                     tolerance_pct: rule.tolerance_pct,
                     detection,
                 });

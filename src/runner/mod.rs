@@ -87,6 +87,15 @@ pub enum LaunchEnd {
     OutOfTime,
 }
 
+/// A session id for this invocation: its start time (UTC, to the second) and process id.
+fn new_session_id() -> String {
+    format!(
+        "{}-{}",
+        chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+        std::process::id()
+    )
+}
+
 /// One launch's identity.
 struct Launch {
     id: String,
@@ -114,6 +123,9 @@ pub struct Runner {
     tag: Option<(Arm, u32)>,
     /// `perfgate ab --max-minutes`: no scenario starts after this.
     deadline: Option<Instant>,
+    /// The recording session every record of this run carries (`session_id`): launch ids
+    /// restart at `L1` in every invocation, so the session tells them apart.
+    session: String,
 }
 
 impl Runner {
@@ -138,6 +150,7 @@ impl Runner {
             http,
             measured: Measured::default(),
             launches: 0,
+            session: new_session_id(),
             external: Vec::new(),
             tag: None,
             deadline: None,

@@ -174,6 +174,7 @@ impl Runner {
                 rec.engine = Some(self.plan.engine.clone());
                 rec.run_index = job.run_index;
                 rec.launch_id = Some(job.launch_id);
+                rec.session_id = Some(self.session.clone());
                 rec.run_in_launch = Some(job.run_in_launch);
                 rec.arm = self.tag.map(|t| t.0);
                 rec.pair = self.tag.map(|t| t.1);
