@@ -318,6 +318,7 @@ fn metric_row(
     row.baseline = Some(bl.mean().exp());
     row.current = Some(cl.mean().exp());
     row.launches = Some([bl.n(), cl.n()]);
+    row.change_pct = Some(stats::pct(cl.mean() - bl.mean()));
     let Some(noise) = noise::estimate(&[&bl, &cl], priors.prior(metric, cfg)) else {
         let why = StatsError::NoVariance.to_string();
         let mut row = fixed(row, Verdict::Inconclusive, why);
@@ -325,7 +326,6 @@ fn metric_row(
         return Some((row, None));
     };
     let test = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
-    row.change_pct = Some(stats::pct(cl.mean() - bl.mean()));
     row.noise = Some(test.1);
     Some((row, Some(test.0)))
 }

@@ -122,13 +122,122 @@ fn replayed_false_alarms_stay_at_alpha_and_a_big_slowdown_is_seen() {
         "false alarms {}",
         same.fail_rate()
     );
-    // A doubled prefill TTFT (slot starvation doubled it and more) is caught in 90 % of the
-    // 3 × 3 checks on this noisy corpus (README, "Decision quality").
+    // A doubled prefill TTFT (slot starvation doubled it and more) is caught in most of the
+    // 3 × 3 checks on this noisy corpus (83.5 % with learnt noise and the session term;
+    // README, "Decision quality").
     let ttft = Change::Latency {
         metric: "ttft".into(),
         pct: 100.0,
         scenario: Some(PREFILL.into()),
     };
     let hit = replay(&all, d, &ttft, &cfg, 200, 2);
-    assert!(hit.fail_rate() >= 0.85, "detection {}", hit.fail_rate());
+    assert!(hit.fail_rate() >= 0.75, "detection {}", hit.fail_rate());
+}
+
+/// Seed 000 (vLLM v0.10.1: 6 models × 4 scenarios) as synthetic launches with 1 % launch-to-
+/// launch noise (log-normal, one draw per launch and row moving throughputs down and latencies
+/// up together), the baseline's launches in one session and the candidate's in another, as a
+/// stored baseline and a later check are. `change(model, scenario)` gives (throughput ×,
+/// latency ×) for the candidate.
+fn seed_launches(
+    launches: usize,
+    session: &str,
+    rng: &mut rand::rngs::StdRng,
+    change: &dyn Fn(&ScenarioResult) -> (f64, f64),
+) -> Vec<ScenarioResult> {
+    use rand_distr::{Distribution, StandardNormal};
+    let path = "tests/data/seeds/000_91a68daabf788996.txt";
+    let text = std::fs::read_to_string(path).unwrap();
+    let seed = perfgate::import::import_text(&text, path, &Default::default())
+        .unwrap()
+        .records;
+    let mut out = Vec::new();
+    for l in 0..launches {
+        for r in &seed {
+            let z: f64 = StandardNormal.sample(rng);
+            let (thr, lat) = change(r);
+            let f = (0.01 * z).exp();
+            let mut r = r.clone();
+            r.output_throughput *= thr / f;
+            r.request_throughput *= thr / f;
+            r.duration *= f / thr;
+            for v in r.stats.values_mut() {
+                *v *= lat * f;
+            }
+            r.launch_id = Some(format!("L{l}"));
+            r.session_id = Some(session.to_string());
+            r.run_index = l as u32;
+            out.push(r);
+        }
+    }
+    out
+}
+
+fn seed_check(base: &[ScenarioResult], cur: &[ScenarioResult]) -> (perfgate::gate::Report, f64) {
+    let rep = evaluate(
+        base,
+        cur,
+        &[],
+        &GateConfig::default(),
+        "check",
+        Side::default(),
+        Side::default(),
+    );
+    let gated = rep.rows.iter().filter(|r| r.gated).count();
+    (rep.clone(), rep.counts.pass as f64 / gated as f64)
+}
+
+#[test]
+fn a_quiet_engine_is_heard_and_an_unchanged_one_passes() {
+    use rand::SeedableRng;
+    let same = |_: &ScenarioResult| (1.0, 1.0);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    let base = seed_launches(5, "baseline", &mut rng, &same);
+    // A/A, 5 vs 3 launches and 3 vs 3: nothing regresses, ≥ 90 % of the gated rows pass.
+    for (nb, nc) in [(5, 3), (3, 3)] {
+        let cur = seed_launches(nc, "candidate", &mut rng, &same);
+        let b: Vec<_> = base
+            .iter()
+            .filter(|r| r.run_index < nb as u32)
+            .cloned()
+            .collect();
+        let (rep, pass) = seed_check(&b, &cur);
+        assert_eq!(rep.counts.regressed, 0, "{nb}×{nc}: {:?}", rep.counts);
+        assert_ne!(rep.verdict, TopVerdict::Fail);
+        assert!(pass >= 0.9, "{nb}×{nc}: {pass} {:?}", rep.counts);
+    }
+    // 20 % less throughput and 25 % more latency in one scenario of one model: exactly that
+    // scenario's three gated rows regress. (The model's engine-wide rows and the all-models
+    // rows, averages that contain it, may too: the average really moved by about 5 %.)
+    let target = |r: &ScenarioResult| {
+        r.model.contains("Qwen3-32B") && r.scenario_id().starts_with("random-in1024-out1024")
+    };
+    let slow = |r: &ScenarioResult| if target(r) { (0.8, 1.25) } else { (1.0, 1.0) };
+    let cur = seed_launches(3, "candidate", &mut rng, &slow);
+    let (rep, _) = seed_check(&base, &cur);
+    assert_eq!(rep.verdict, TopVerdict::Fail);
+    let regressed: Vec<(&str, &str, &str)> = rep
+        .rows
+        .iter()
+        .filter(|r| r.gated && r.verdict == Verdict::Regressed && !r.scenario.starts_with('('))
+        .map(|r| (r.model.as_str(), r.scenario.as_str(), r.metric.as_str()))
+        .collect();
+    let metrics: Vec<&str> = regressed.iter().map(|r| r.2).collect();
+    assert_eq!(
+        metrics,
+        ["output_throughput", "median_ttft_ms", "median_tpot_ms"],
+        "{regressed:?}"
+    );
+    assert!(
+        regressed
+            .iter()
+            .all(|r| r.0.contains("Qwen3-32B") && r.1.starts_with("random-in1024-out1024")),
+        "{regressed:?}"
+    );
+    // 20 % better everywhere: no regression, the check does not fail.
+    let better = |_: &ScenarioResult| (1.2, 1.0 / 1.2);
+    let cur = seed_launches(3, "candidate", &mut rng, &better);
+    let (rep, _) = seed_check(&base, &cur);
+    assert_eq!(rep.counts.regressed, 0, "{:?}", rep.counts);
+    assert_ne!(rep.verdict, TopVerdict::Fail);
 }
