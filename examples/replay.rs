@@ -102,6 +102,75 @@ fn launch_correlations(a: &[Launch], scenarios: &[String], cfg: &GateConfig) {
     );
 }
 
+/// Session splits: every launch of one recording session as the baseline, every launch of
+/// another as the candidate (the split a stored baseline and a later check make), each way.
+fn session_splits(a: &[Launch], cfg: &GateConfig) {
+    let mut sessions: Vec<String> = Vec::new();
+    for l in a {
+        let s = l.records[0].session_id.clone().unwrap_or_default();
+        if !sessions.contains(&s) {
+            sessions.push(s);
+        }
+    }
+    if sessions.len() < 2 {
+        println!("session splits: the launches carry one session only");
+        return;
+    }
+    println!();
+    println!("session splits (every launch of one session against every launch of another):");
+    println!();
+    println!(
+        "| baseline | candidate | verdict | gated rows PASS | regressed | smallest Holm p (row) |"
+    );
+    println!("|---|---|---|---:|---:|---|");
+    let of = |s: &str| -> Vec<ScenarioResult> {
+        a.iter()
+            .filter(|l| l.records[0].session_id.as_deref().unwrap_or_default() == s)
+            .flat_map(|l| l.records.clone())
+            .collect()
+    };
+    for sb in &sessions {
+        for sc in sessions.iter().filter(|s| *s != sb) {
+            let rep = evaluate(
+                &of(sb),
+                &of(sc),
+                &[],
+                cfg,
+                "replay",
+                Side::default(),
+                Side::default(),
+            );
+            let gated = rep.rows.iter().filter(|r| r.gated).count().max(1);
+            let worst = rep
+                .rows
+                .iter()
+                .filter(|r| r.gated && r.p_value.is_some())
+                .min_by(|x, y| x.p_value.unwrap().total_cmp(&y.p_value.unwrap()));
+            let worst = worst.map_or("–".to_string(), |r| {
+                format!(
+                    "{:.4} ({} {} {:+.1} %)",
+                    r.p_value.unwrap(),
+                    r.scenario,
+                    r.metric,
+                    r.change_pct.unwrap_or(0.0)
+                )
+            });
+            println!(
+                "| {sb} ({} launches) | {sc} ({} launches) | {:?} | {} | {} | {worst} |",
+                a.iter()
+                    .filter(|l| l.records[0].session_id.as_deref() == Some(sb))
+                    .count(),
+                a.iter()
+                    .filter(|l| l.records[0].session_id.as_deref() == Some(sc))
+                    .count(),
+                rep.verdict,
+                pct(rep.counts.pass as f64 / gated as f64),
+                rep.counts.regressed,
+            );
+        }
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut dir = PathBuf::from(concat!(
@@ -243,6 +312,8 @@ fn main() {
             pct(o20.1),
         );
     }
+
+    session_splits(&a, &cfg);
 
     println!();
     let base: Vec<ScenarioResult> = a.iter().flat_map(|l| l.records.clone()).collect();

@@ -1,4 +1,4 @@
-//! `perfgate baseline record | show | schema | noise`.
+//! `perfgate baseline record | show | schema | noise | calibrate`.
 
 use std::collections::BTreeSet;
 
@@ -16,6 +16,7 @@ pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
             Ok(Exit::Pass)
         }
         BaselineCommand::Noise(a) => noise(a),
+        BaselineCommand::Calibrate(a) => calibrate(*a),
         BaselineCommand::Promote(a) => super::promote::exec(a),
     }
 }
@@ -32,6 +33,43 @@ fn noise(a: NoiseArgs) -> anyhow::Result<Exit> {
         print!("{}", crate::report::noise::render(&rows));
     }
     Ok(Exit::Pass)
+}
+
+/// `baseline calibrate`: `record`, for launches of ≥ 2 sessions (with those of `--runs-from`),
+/// then the noise profile of what was written.
+fn calibrate(a: RecordArgs) -> anyhow::Result<Exit> {
+    let mut records = Vec::new();
+    for f in &a.records {
+        records.extend(super::read_records(f)?);
+    }
+    if let Some(b) = &a.runs_from {
+        records.extend(Baseline::load(b)?.to_records());
+    }
+    if let Some(r) = records.iter().find(|r| r.session_id.is_none()) {
+        anyhow::bail!(
+            "model `{}`, scenario `{}`: a record without `session_id`; calibration needs launches \
+             from ≥ 2 recording sessions (live mode writes the session of each record)",
+            r.model,
+            r.scenario_id()
+        );
+    }
+    let sessions: BTreeSet<&str> = records
+        .iter()
+        .filter_map(|r| r.session_id.as_deref())
+        .collect();
+    if sessions.len() < 2 {
+        anyhow::bail!(
+            "calibration needs launches from ≥ 2 recording sessions; the records hold {}",
+            sessions.len()
+        );
+    }
+    let output = a.output.clone();
+    record(a)?;
+    noise(NoiseArgs {
+        file: output,
+        gate: None,
+        json: false,
+    })
 }
 
 fn record(a: RecordArgs) -> anyhow::Result<Exit> {

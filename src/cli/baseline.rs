@@ -12,11 +12,17 @@ pub enum BaselineCommand {
     Show(ShowArgs),
     /// Print the JSON Schema of the baseline file format.
     Schema,
-    /// Print each row's noise as the gate estimates it: launch-to-launch and run-to-run
-    /// standard deviations (log scale, ≈ relative) with their degrees of freedom, the value the
-    /// gate uses (shrunk toward the prior), and how many candidate launches an unchanged engine
-    /// would likely need to pass; then each model's engine-wide series.
+    /// Print each row's noise as the gate estimates it: the standard deviations (log scale,
+    /// ≈ relative) between sessions, between launches of a session and between runs of a
+    /// launch, with their degrees of freedom, the value the gate uses (moderated toward the
+    /// metric's other rows), and how many launches of a new session an unchanged engine would
+    /// likely need to pass; then each model's engine-wide series.
     Noise(NoiseArgs),
+    /// Calibrate: build (or extend, with `--runs-from`) a baseline from A/A launches of one
+    /// engine recorded over ≥ 2 sessions (e.g. two `perfgate check --runs N` invocations), so
+    /// that the gate measures the between-session variance instead of assuming it; prints the
+    /// noise profile. Refuses records of fewer than 2 sessions.
+    Calibrate(Box<RecordArgs>),
     /// Make checked results the new baseline, with provenance (source report, commit, date);
     /// refuses results whose check failed unless `--force`, and prints what changed.
     Promote(PromoteArgs),

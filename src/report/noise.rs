@@ -13,10 +13,11 @@ fn sd(v: Option<f64>, df: f64) -> String {
 
 /// Render the rows as an aligned text table, one block per model.
 pub fn render(rows: &[NoiseRow]) -> String {
-    const HEAD: [&str; 8] = [
+    const HEAD: [&str; 9] = [
         "scenario",
         "metric",
-        "launches/runs",
+        "sessions/launches/runs",
+        "between sessions (df)",
         "between launches (df)",
         "within a launch (df)",
         "gate uses (df)",
@@ -31,7 +32,7 @@ pub fn render(rows: &[NoiseRow]) -> String {
         }
     }
     for m in models {
-        let cells: Vec<[String; 8]> = rows
+        let cells: Vec<[String; 9]> = rows
             .iter()
             .filter(|r| r.model == m)
             .map(|r| {
@@ -49,7 +50,8 @@ pub fn render(rows: &[NoiseRow]) -> String {
                     } else {
                         format!("({})", r.metric)
                     },
-                    format!("{}/{}", l.launches, l.runs),
+                    format!("{}/{}/{}", l.sessions, l.launches, l.runs),
+                    sd(l.session_sd_pct, l.session_df),
                     sd(l.between_sd_pct, l.between_df),
                     sd(l.within_sd_pct, l.within_df),
                     format!("{:.1} % ({:.0}){src}", l.gate_sd_pct, l.gate_df),
@@ -65,8 +67,8 @@ pub fn render(rows: &[NoiseRow]) -> String {
                 *w = (*w).max(s.chars().count());
             }
         }
-        let line = |c: &[String; 8]| {
-            let parts: Vec<String> = (0..8)
+        let line = |c: &[String; 9]| {
+            let parts: Vec<String> = (0..9)
                 .map(|i| {
                     let pad = " ".repeat(w[i] - c[i].chars().count());
                     if i < 2 {
@@ -94,8 +96,9 @@ pub fn render(rows: &[NoiseRow]) -> String {
     }
     out.push_str(
         "sd of the log value (≈ relative), degrees of freedom in parentheses; (…) = shown, not gated.\n\
-         `gate uses`: the launch-to-launch sd shrunk toward the prior (`prior`: no repeated launches).\n\
-         `launches to pass`: candidate launches an unchanged engine would likely need to pass this row.\n",
+         `between sessions`: the offset of a recording session beyond its launches' spread (needs ≥ 2 sessions).\n\
+         `gate uses`: the launch-to-launch sd moderated toward the metric's other rows (`prior`: no repeated launches).\n\
+         `launches to pass`: launches of a new session an unchanged engine would likely need to pass this row.\n",
     );
     out
 }

@@ -236,3 +236,41 @@ fn every_shipped_baseline_and_suite_validates_against_the_schema() {
         toml::from_str("schema_version = 1\n[engine]\nname = 3\n").unwrap();
     assert!(!validator.is_valid(&bad));
 }
+
+#[test]
+fn calibrate_needs_two_sessions_and_prints_their_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    // The GPU corpus: session A (rec, aa, aa1) and session B (l1 … l5) of one engine.
+    let corpus = Path::new("tests/data/gpu-llamacpp-h100");
+    let files = |names: &[&str]| -> Vec<String> {
+        names
+            .iter()
+            .map(|n| corpus.join(format!("{n}.jsonl")).display().to_string())
+            .collect()
+    };
+    let out = dir.path().join("cal.toml");
+    let one = files(&["rec", "aa", "aa1"]);
+    let mut args = vec!["baseline", "calibrate", "-o", out.to_str().unwrap()];
+    args.extend(one.iter().map(String::as_str));
+    let (ok, _, err) = run(&args);
+    assert!(!ok);
+    assert!(
+        err.contains("≥ 2 recording sessions; the records hold 1"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    let both = files(&["rec", "aa", "aa1", "l1", "l2", "l3", "l4", "l5"]);
+    let mut args = vec!["baseline", "calibrate", "-o", out.to_str().unwrap()];
+    args.extend(both.iter().map(String::as_str));
+    let (ok, table, err) = run(&args);
+    assert!(ok, "{err}");
+    assert!(table.contains("between sessions (df)"), "{table}");
+    // Each row: 2 sessions, 8 launches; the session offset has 1 df wherever it shows.
+    assert!(table.contains("2/8/"), "{table}");
+    assert!(table.contains("(1)"), "{table}");
+    // The written baseline keeps the sessions: its noise table says the same.
+    let (ok, again, _) = run(&["baseline", "noise", out.to_str().unwrap()]);
+    assert!(ok);
+    assert_eq!(again, table);
+}
