@@ -7,7 +7,12 @@
 //! 5 % slower everywhere (throughputs × 0.95, latencies ÷ 0.95) or in one scenario only.
 //!
 //! `cargo run --release --example gate-sim -- [--trials N] [--seed S] [--noise-scale K] [--ab 1]
-//! [--alpha A] [--thr-tolerance PCT] [--engine-wide-share S] [--one-slower PCT] [--launch-corr C]`
+//! [--alpha A] [--thr-tolerance PCT] [--engine-wide-share S] [--one-slower PCT] [--launch-corr C]
+//! [--session-sd K]`
+//!
+//! `--session-sd K` gives each side of a stored comparison a session offset per metric, shared
+//! by every row of the side, of K times the row's launch sd (the baseline recorded in one
+//! session, the candidate in another; the records carry those sessions). Default 0.
 //!
 //! `--engine-wide-share` sets the gate's least share of α for the all-models tests (README,
 //! "Settings"); `--one-slower` the slowdown of the one-scenario column of the stored-baseline
@@ -256,12 +261,14 @@ fn launch(
     scale: f64,
     slower: f64,
     common: &Common,
+    session: &Session,
     rng: &mut StdRng,
 ) -> ScenarioResult {
     let sd = SHAPES[scen % 3];
     let n = 100 * (scen as u64 + 1);
     let c = common.c;
-    let mut e = |i: usize| c.sqrt() * common.pair[i] + (1.0 - c).sqrt() * z(rng);
+    let mut e =
+        |i: usize| c.sqrt() * common.pair[i] + (1.0 - c).sqrt() * z(rng) + session.offset[i];
     let t = (sd[0] / 100.0 * scale * e(0)).exp() / slower;
     let mut r = ScenarioResult {
         run_index: launch as u32,
@@ -272,6 +279,7 @@ fn launch(
         output_throughput: 128.0 * n as f64 / 100.0 * t,
         ..ScenarioResult::synthetic(&format!("org/model-{model}"), n, 1024, 128 << scen)
     };
+    r.session_id = Some(session.id.to_string());
     for (i, m) in LATENCIES.iter().enumerate() {
         let v = 500.0 * (sd[i + 1] / 100.0 * scale * e(i + 1)).exp() * slower;
         r.stats.insert(m.to_string(), v);
@@ -279,14 +287,30 @@ fn launch(
     r
 }
 
+/// One side's recording session: its id and its offset per metric (in units of each row's
+/// launch sd), shared by every row of the side.
+struct Session {
+    id: &'static str,
+    offset: [f64; 6],
+}
+
+impl Session {
+    /// Nothing is drawn when `k` = 0, so that the random stream stays that of no sessions.
+    fn draw(id: &'static str, k: f64, rng: &mut StdRng) -> Session {
+        let offset = std::array::from_fn(|_| if k > 0.0 { k * z(rng) } else { 0.0 });
+        Session { id, offset }
+    }
+}
+
 /// `slower` applies to every scenario, or to model 0 × scenario 0 only when `one`.
 fn side(
     n: usize,
     sim: &Sim,
-    slower: f64,
-    one: Option<usize>,
+    (slower, one): (f64, Option<usize>),
+    id: &'static str,
     rng: &mut StdRng,
 ) -> Vec<ScenarioResult> {
+    let session = Session::draw(id, sim.session_sd, rng);
     let mut out = Vec::new();
     for l in 0..n {
         for m in 0..MODELS {
@@ -297,7 +321,7 @@ fn side(
                 } else {
                     1.0
                 };
-                out.push(launch((m, s, l), sim.scale, f, &common, rng));
+                out.push(launch((m, s, l), sim.scale, f, &common, &session, rng));
             }
         }
     }
@@ -315,6 +339,8 @@ struct Sim {
     cfg: GateConfig,
     /// Correlation of a launch's values across the model's scenarios (a shared launch effect).
     c: f64,
+    /// Each side's session offset, in launch sds (0: none).
+    session_sd: f64,
 }
 
 fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64) -> Cell {
@@ -322,8 +348,8 @@ fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64
     let (trials, cfg) = (sim.trials, &sim.cfg);
     let (mut fails, mut rows, mut pass) = (0usize, 0usize, 0usize);
     for _ in 0..trials {
-        let base = side(d.0, sim, 1.0, None, &mut rng);
-        let cur = side(d.1, sim, slower, one, &mut rng);
+        let base = side(d.0, sim, (1.0, None), "baseline", &mut rng);
+        let cur = side(d.1, sim, (slower, one), "candidate", &mut rng);
         let rep = evaluate(
             &base,
             &cur,
@@ -354,6 +380,7 @@ fn main() {
     let (mut ab, mut cfg, mut one) = (false, GateConfig::default(), 0usize);
     let mut one_pct = 5.0f64;
     let mut c = LAUNCH_CORR;
+    let mut session_sd = 0.0f64;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -372,6 +399,7 @@ fn main() {
             "--engine-wide-share" => cfg.engine_wide_share = Some(v),
             "--one-slower" => one_pct = v,
             "--launch-corr" => c = v,
+            "--session-sd" => session_sd = v,
             "--thr-tolerance" => {
                 cfg.metrics.insert(
                     "output_throughput".into(),
@@ -387,13 +415,14 @@ fn main() {
     }
     assert!((0.0..1.0).contains(&c), "--launch-corr must be in [0, 1)");
     println!(
-        "{trials} trials per cell, seed {seed}, corpus noise × {scale}, launch effect shared across scenarios c = {c}; 24-row suite (6 models × 4 scenarios)\n"
+        "{trials} trials per cell, seed {seed}, corpus noise × {scale}, launch effect shared across scenarios c = {c}, session offset {session_sd} launch sd; 24-row suite (6 models × 4 scenarios)\n"
     );
     let sim = Sim {
         trials,
         scale,
         cfg,
         c,
+        session_sd,
     };
     if ab {
         ab_table(&sim, seed, one);

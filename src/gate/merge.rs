@@ -1,17 +1,22 @@
 //! Merging the per-model reports of matrix jobs into one, so a single PR comment covers every
 //! model (`perfgate merge`).
 //!
-//! What merging means for the statistics: each input report was gated on its own, so its
-//! Holm correction covers the rows of that report (one model) only. Raw p-values are not kept,
-//! so merge does not re-run Holm across models: rows, verdicts and p-values are kept exactly as
-//! each job decided them, the counts are recomputed from the gated rows, and the top verdict is
-//! the gate's rule applied to the merged rows, never milder than any input's (fail > error >
-//! inconclusive > pass). The family-wise false-alarm
-//! rate is therefore controlled per model; with M models the chance that some model raises a
-//! false alarm is at most M times the per-report rate. The merged report's `method` says so.
+//! What merging means for the statistics. Stored checks (`perfgate check`): every input keeps
+//! each tested row's test (oriented change, standard error, df) and its gate settings, so the
+//! merge decides the matrix as the one check it stands for: the all-models engine-wide tests are
+//! built again from the models' engine-wide rows, and weighted Holm runs once over every gated
+//! row of every report. The family-wise error is then α over the whole matrix, as if one process
+//! had checked every model. Inputs without tests or with differing settings, and `perfgate ab`
+//! reports (each model its own sequential test), are merged as they were decided: rows and
+//! verdicts kept, counts recomputed, the top verdict the gate's rule over the merged rows and
+//! never milder than any input's (fail > error > inconclusive > pass); the error is then
+//! controlled per report only (at most M × α over M reports), and the `method` says so.
 
 use std::collections::HashMap;
 
+use super::verdict::{
+    all_models_row, decide, method_sentence, top_verdict, Test, Tested, ALL_MODELS, ENGINE_WIDE,
+};
 use super::{count, AbSummary, Report, Row, Side, TopVerdict};
 
 /// Why reports cannot be merged.
@@ -136,6 +141,9 @@ pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError
         }
     }
     let rows: Vec<Row> = inputs.iter().flat_map(|(_, r)| r.rows.clone()).collect();
+    if let Some(merged) = decide_as_one(&inputs, &rows) {
+        return Ok(merged);
+    }
     // The gate's own rule over the merged rows, and never milder than an input's verdict.
     let verdict = inputs
         .iter()
@@ -163,6 +171,71 @@ pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError
         ),
         ab: merge_ab(inputs.iter().map(|(_, r)| r.ab.as_ref())),
         rows,
+        settings: None,
+    })
+}
+
+/// Stored checks whose rows kept their tests, under one gate setting: the rows decided again as
+/// one family, with the all-models engine-wide tests rebuilt. `None` when that cannot be done.
+fn decide_as_one(inputs: &[(String, Report)], rows: &[Row]) -> Option<Report> {
+    let first = &inputs[0].1;
+    let cfg = first.settings.clone()?;
+    if inputs
+        .iter()
+        .any(|(_, r)| r.ab.is_some() || r.settings.as_ref() != Some(&cfg))
+    {
+        return None;
+    }
+    let tested_rows = |r: &Row| r.test.is_some();
+    if !rows.iter().any(tested_rows) {
+        return None;
+    }
+    // The per-report all-models rows give way to ones over every model of the matrix.
+    let mut rows: Vec<Row> = rows
+        .iter()
+        .filter(|r| r.model != ALL_MODELS)
+        .cloned()
+        .collect();
+    let mut wide: Vec<(String, Vec<(Row, Test)>)> = Vec::new();
+    for r in rows.iter().filter(|r| r.scenario == ENGINE_WIDE) {
+        let Some(t) = r.test else { continue };
+        match wide.iter_mut().find(|(m, _)| *m == r.metric) {
+            Some(w) => w.1.push((r.clone(), t)),
+            None => wide.push((r.metric.clone(), vec![(r.clone(), t)])),
+        }
+    }
+    for (_, per_model) in &wide {
+        if let Some((row, test)) = all_models_row(per_model) {
+            let mut row = row;
+            row.test = Some(test);
+            rows.push(row);
+        }
+    }
+    let tested: Vec<Tested> = rows
+        .iter()
+        .enumerate()
+        .filter_map(|(i, r)| r.test.map(|t| Tested::new(i, r, t)))
+        .collect();
+    decide(&mut rows, &tested, &cfg);
+    let n_gated = rows.iter().filter(|r| r.gated).count();
+    Some(Report {
+        kind: first.kind.clone(),
+        verdict: top_verdict(&rows),
+        counts: count(&rows),
+        baseline: merge_sides(inputs.iter().map(|(_, r)| &r.baseline)),
+        current: merge_sides(inputs.iter().map(|(_, r)| &r.current)),
+        method: format!(
+            "{} Merged from {} reports and decided again as one check.",
+            method_sentence(&cfg, n_gated),
+            inputs.len()
+        ),
+        perfgate_version: join_distinct(
+            inputs.iter().map(|(_, r)| r.perfgate_version.as_str()),
+            ", ",
+        ),
+        ab: None,
+        rows,
+        settings: Some(cfg),
     })
 }
 
@@ -192,6 +265,7 @@ mod tests {
             launches_needed: None,
             verdict,
             note: None,
+            test: None,
         }
     }
 
@@ -216,6 +290,7 @@ mod tests {
             method: "Welch's t on log values, Holm-corrected.".into(),
             perfgate_version: "0.1.0".into(),
             ab: None,
+            settings: None,
         }
     }
 
@@ -340,5 +415,105 @@ mod tests {
             .to_string();
         assert!(err.contains("compare"), "{err}");
         assert!(matches!(merge_reports(vec![]), Err(MergeError::Empty)));
+    }
+}
+
+#[cfg(test)]
+mod one_family {
+    use super::*;
+    use crate::gate::{evaluate, GateConfig};
+    use crate::record::ScenarioResult;
+    use crate::report::sample::record;
+
+    /// One model's records: 2 scenarios × 3 launches (±1 %), one session; throughput × `thr`.
+    fn model(m: &str, tag: &str, thr: f64) -> Vec<ScenarioResult> {
+        let mut out = Vec::new();
+        for n in [100, 200] {
+            for i in 0..3 {
+                let w = 1.0 + 0.01 * (i as f64 - 1.0);
+                let mut r = record(m, n, w * thr, 1.0 / w);
+                r.launch_id = Some(format!("{tag}{i}"));
+                r.session_id = Some("s".into());
+                r.run_index = i;
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_matrix_is_decided_again_as_one_check() {
+        let cfg = GateConfig::default();
+        let models = ["m/a", "m/b", "m/c"];
+        let job = |m: &str| {
+            let rep = evaluate(
+                &model(m, "B", 1.0),
+                &model(m, "C", 0.97),
+                &[],
+                &cfg,
+                "check",
+                Side::default(),
+                Side::default(),
+            );
+            (format!("{m}.json"), rep)
+        };
+        let inputs: Vec<(String, Report)> = models.iter().map(|m| job(m)).collect();
+        assert!(inputs
+            .iter()
+            .all(|(_, r)| r.rows.iter().all(|x| x.model != ALL_MODELS)));
+        let merged = merge_reports(inputs.clone()).unwrap();
+        assert_eq!(merged.settings.as_ref(), Some(&cfg));
+        assert!(
+            merged.method.contains("decided again as one check"),
+            "{}",
+            merged.method
+        );
+        // The all-models tests exist again: the merged check has the rows and the family of
+        // one process over every model (whose noise each job learnt from its own model's rows,
+        // so the numbers differ a little).
+        let all: Vec<ScenarioResult> = models.iter().flat_map(|m| model(m, "B", 1.0)).collect();
+        let cur: Vec<ScenarioResult> = models.iter().flat_map(|m| model(m, "C", 0.97)).collect();
+        let one = evaluate(
+            &all,
+            &cur,
+            &[],
+            &cfg,
+            "check",
+            Side::default(),
+            Side::default(),
+        );
+        let key = |r: &Row| (r.model.clone(), r.scenario.clone(), r.metric.clone());
+        let keys = |rows: &[Row]| {
+            let mut k: Vec<_> = rows.iter().filter(|r| r.gated).map(key).collect();
+            k.sort();
+            k
+        };
+        assert_eq!(keys(&merged.rows), keys(&one.rows));
+        assert!(merged
+            .rows
+            .iter()
+            .any(|x| x.model == ALL_MODELS && x.test.is_some()));
+        // Each job alone tested fewer rows at α: a merged row's Holm p is never smaller.
+        for (_, rep) in &inputs {
+            for r in rep.rows.iter().filter(|r| r.gated && r.p_value.is_some()) {
+                let m = merged.rows.iter().find(|x| key(x) == key(r)).unwrap();
+                assert!(
+                    m.p_value.unwrap() >= r.p_value.unwrap() - 1e-15,
+                    "{:?}",
+                    key(r)
+                );
+            }
+        }
+        // Reports without their tests (older perfgate) merge as before.
+        let bare: Vec<(String, Report)> = inputs
+            .into_iter()
+            .map(|(f, mut r)| {
+                r.settings = None;
+                (f, r)
+            })
+            .collect();
+        let old = merge_reports(bare).unwrap();
+        assert!(old.rows.iter().all(|x| x.model != ALL_MODELS));
+        assert!(old.method.contains("not across them"), "{}", old.method);
     }
 }

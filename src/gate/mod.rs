@@ -88,6 +88,10 @@ pub struct Row {
     /// Why: the statistical method, or the error/missing reason and log tail.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The row's test before the multiple-comparison step (its oriented change, standard error
+    /// and df), so that `perfgate merge` can decide a matrix's rows as one family.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<verdict::Test>,
 }
 
 /// Counts of row verdicts (gated rows only).
@@ -147,6 +151,10 @@ pub struct Report {
     /// `perfgate ab`: the design and what it cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ab: Option<AbSummary>,
+    /// The gate settings the rows were decided under (`perfgate merge` decides a matrix's
+    /// reports again as one family under them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub settings: Option<GateConfig>,
 }
 
 /// What a `perfgate ab` comparison did and cost: every report shows it.

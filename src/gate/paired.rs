@@ -163,6 +163,7 @@ fn test_of(d: &[f64], noise: &Noise, sign: f64) -> Test {
         n_base: d.len(),
         n_now: d.len(),
         fixed_var: 0.0,
+        paired: true,
     }
 }
 
@@ -310,7 +311,7 @@ pub fn evaluate(
     let mut tested: Vec<Tested> = Vec::new();
     let mut push = |rows: &mut Vec<Row>, row: Row, test: Option<Test>| {
         if let Some(t) = test {
-            tested.push(Tested::new(rows.len(), &row, t, true));
+            tested.push(Tested::new(rows.len(), &row, t));
         }
         rows.push(row);
     };
@@ -422,6 +423,7 @@ pub fn evaluate(
         method: method_sentence(cfg, models.len(), &alphas),
         perfgate_version: env!("CARGO_PKG_VERSION").into(),
         ab: None,
+        settings: Some(cfg.clone()),
     }
 }
 

@@ -157,7 +157,7 @@ pub fn shrunk_variance(ss: f64, nu: f64, prior_sd: f64, prior_df: f64) -> Option
 /// Candidate minus baseline on the log scale, oriented so that a positive `worse` is worse for
 /// the metric (slower latency, lower throughput), with its standard error and the degrees of
 /// freedom of its t reference.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Shift {
     /// Oriented difference: > 0 is worse.
     pub worse: f64,

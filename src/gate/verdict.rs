@@ -68,7 +68,7 @@ pub(super) struct Tested {
 
 impl Tested {
     /// Row `index`'s test, at the row's tolerance.
-    pub(super) fn new(index: usize, row: &Row, t: Test, paired: bool) -> Tested {
+    pub(super) fn new(index: usize, row: &Row, t: Test) -> Tested {
         let (lim_worse, lim_better) = limits(row.direction, row.tolerance_pct.unwrap_or(0.0));
         Tested {
             row: index,
@@ -78,7 +78,7 @@ impl Tested {
             n_base: t.n_base,
             n_now: t.n_now,
             fixed_var: t.fixed_var,
-            paired,
+            paired: t.paired,
         }
     }
 }
@@ -104,6 +104,7 @@ pub(super) fn blank(model: &str, scenario: &str, metric: &str, cfg: &GateConfig)
         launches_needed: None,
         verdict: Verdict::Inconclusive,
         note: None,
+        test: None,
     }
 }
 
@@ -355,17 +356,23 @@ fn stored_test(
         n_base: bl.n(),
         n_now: cl.n(),
         fixed_var,
+        paired: false,
     };
     (test, noise)
 }
 
 /// A row's test before the multiple-comparison step.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Test {
-    pub(super) shift: Shift,
-    pub(super) n_base: usize,
-    pub(super) n_now: usize,
-    pub(super) fixed_var: f64,
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Test {
+    pub shift: Shift,
+    /// Baseline launches (pairs, when paired), and the candidate's so far.
+    pub n_base: usize,
+    pub n_now: usize,
+    /// The part of se² that more candidate launches cannot shrink (the session term).
+    pub fixed_var: f64,
+    /// A paired test (`perfgate ab`).
+    #[serde(default)]
+    pub paired: bool,
 }
 
 /// The engine-wide test of one metric over one model's scenarios: each launch's
@@ -431,7 +438,7 @@ pub const ALL_MODELS: &str = "(all models)";
 /// The engine-wide test over every model: the models' engine-wide changes combined with
 /// inverse-variance weights. Models run on launches of their own, so their tests are
 /// independent; the degrees of freedom follow Welch–Satterthwaite. Needs ≥ 2 models.
-fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
+pub(super) fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
     if per_model.len() < 2 || per_model.iter().any(|m| m.1.shift.se <= 0.0) {
         return None;
     }
@@ -469,7 +476,7 @@ fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
                 .map(|(v, m)| v * v / m.1.shift.df)
                 .sum::<f64>()
     } else {
-        f64::INFINITY
+        1e9 // no launch variance: the normal reference (finite, so the report's JSON keeps it)
     };
     let shift = Shift {
         worse,
@@ -507,6 +514,7 @@ fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
         n_base,
         n_now,
         fixed_var: shared,
+        paired: false,
     };
     Some((row, test))
 }
@@ -558,7 +566,7 @@ pub fn evaluate(
     let mut tested: Vec<Tested> = Vec::new();
     let mut push = |rows: &mut Vec<Row>, row: Row, test: Option<Test>| {
         if let Some(t) = test {
-            tested.push(Tested::new(rows.len(), &row, t, false));
+            tested.push(Tested::new(rows.len(), &row, t));
         }
         rows.push(row);
     };
@@ -643,6 +651,7 @@ pub fn evaluate(
         method: method_sentence(cfg, n_gated),
         perfgate_version: env!("CARGO_PKG_VERSION").into(),
         ab: None,
+        settings: Some(cfg.clone()),
     }
 }
 
@@ -782,6 +791,13 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
         for (k, t) in mine.iter().enumerate() {
             let row = &mut rows[t.row];
             let s = t.shift;
+            row.test = Some(Test {
+                shift: s,
+                n_base: t.n_base,
+                n_now: t.n_now,
+                fixed_var: t.fixed_var,
+                paired: t.paired,
+            });
             let sign = orientation(row.direction);
             let (lo, hi) = (s.lower(alpha_eq), s.upper(alpha_eq));
             // The interval of the plain (unoriented) change.

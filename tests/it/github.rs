@@ -39,6 +39,7 @@ fn row(model: &str, scenario: &str, metric: &str, verdict: Verdict, change: f64)
         launches_needed: None,
         verdict,
         note: None,
+        test: None,
     }
 }
 
@@ -74,6 +75,7 @@ fn report(model: &str, verdict: TopVerdict, rows: Vec<Row>) -> Report {
         method: "Welch's t on log values per row, Holm-corrected across rows.".into(),
         perfgate_version: "0.1.0".into(),
         ab: None,
+        settings: None,
     }
 }
 
