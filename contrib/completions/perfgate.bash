@@ -58,6 +58,9 @@ _perfgate() {
             perfgate,run)
                 cmd="perfgate__subcmd__run"
                 ;;
+            perfgate__subcmd__baseline,calibrate)
+                cmd="perfgate__subcmd__baseline__subcmd__calibrate"
+                ;;
             perfgate__subcmd__baseline,help)
                 cmd="perfgate__subcmd__baseline__subcmd__help"
                 ;;
@@ -75,6 +78,9 @@ _perfgate() {
                 ;;
             perfgate__subcmd__baseline,show)
                 cmd="perfgate__subcmd__baseline__subcmd__show"
+                ;;
+            perfgate__subcmd__baseline__subcmd__help,calibrate)
+                cmd="perfgate__subcmd__baseline__subcmd__help__subcmd__calibrate"
                 ;;
             perfgate__subcmd__baseline__subcmd__help,help)
                 cmd="perfgate__subcmd__baseline__subcmd__help__subcmd__help"
@@ -136,6 +142,9 @@ _perfgate() {
             perfgate__subcmd__help,run)
                 cmd="perfgate__subcmd__help__subcmd__run"
                 ;;
+            perfgate__subcmd__help__subcmd__baseline,calibrate)
+                cmd="perfgate__subcmd__help__subcmd__baseline__subcmd__calibrate"
+                ;;
             perfgate__subcmd__help__subcmd__baseline,noise)
                 cmd="perfgate__subcmd__help__subcmd__baseline__subcmd__noise"
                 ;;
@@ -172,7 +181,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__ab)
-            opts="-h --suite --base-engine-cmd --base-engine-image --engine-cmd --engine-image --base-label --label --max-launches --max-minutes --order --seed --dry-run --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --suite --base-engine-cmd --base-engine-image --engine-cmd --engine-image --base-label --label --max-launches --max-minutes --order --seed --dry-run --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -294,6 +303,10 @@ _perfgate() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --start-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -338,7 +351,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__baseline)
-            opts="-h --help record show schema noise promote help"
+            opts="-h --help record show schema noise calibrate promote help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -351,9 +364,89 @@ _perfgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
-        perfgate__subcmd__baseline__subcmd__help)
-            opts="record show schema noise promote help"
+        perfgate__subcmd__baseline__subcmd__calibrate)
+            opts="-o -h --output --runs-from --engine --engine-version --image --install --preset --hardware --runner --date --notes --source --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runs-from)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --engine)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --engine-version)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --install)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --preset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --hardware)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runner)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --date)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --notes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --source)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__baseline__subcmd__help)
+            opts="record show schema noise calibrate promote help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__baseline__subcmd__help__subcmd__calibrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
@@ -592,7 +685,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__check)
-            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -703,6 +796,10 @@ _perfgate() {
                     return 0
                     ;;
                 --output-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -922,8 +1019,22 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__help__subcmd__baseline)
-            opts="record show schema noise promote"
+            opts="record show schema noise calibrate promote"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__help__subcmd__baseline__subcmd__calibrate)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

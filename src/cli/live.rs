@@ -88,6 +88,12 @@ pub struct LaunchArgs {
     #[arg(long, default_value = "perfgate-out", value_name = "DIR")]
     pub output_dir: PathBuf,
 
+    /// The recording session the records belong to (default: a new one per invocation, named
+    /// by its start time and process id). Give invocations of one sitting the same id: the
+    /// gate treats launches of one session as sharing the machine's state of that time.
+    #[arg(long, env = "PERFGATE_SESSION", value_name = "ID", value_parser = session_id)]
+    pub session: Option<String>,
+
     /// Seconds an engine may take to become ready (default: the file's, else the preset's).
     #[arg(long, value_name = "SECS", value_parser = num::secs)]
     pub start_timeout: Option<f64>,
@@ -180,6 +186,7 @@ impl LaunchArgs {
                 None => None,
             },
             dataset_path: self.dataset_path.clone(),
+            session: self.session.clone(),
         })
     }
 
@@ -192,5 +199,16 @@ impl LaunchArgs {
                 "{flag} must be a positive number of seconds, got {v}"
             ))
         }
+    }
+}
+
+/// A session id: 1 to 64 letters, digits, `.`, `_`, `:` or `-` (it lands in records and
+/// reports, never in a file name).
+fn session_id(s: &str) -> Result<String, String> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '-');
+    if (1..=64).contains(&s.len()) && s.chars().all(ok) {
+        Ok(s.to_string())
+    } else {
+        Err("a session id is 1 to 64 letters, digits, '.', '_', ':' or '-'".into())
     }
 }

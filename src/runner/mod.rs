@@ -73,6 +73,8 @@ pub struct Settings {
     pub scenario_timeout: Duration,
     pub request_timeout: Option<Duration>,
     pub dataset_path: Option<PathBuf>,
+    /// The session every record carries (`None`: a new one for this invocation).
+    pub session: Option<String>,
 }
 
 /// How a launch ended.
@@ -137,6 +139,7 @@ impl Runner {
         interrupt: watch::Receiver<bool>,
     ) -> Result<Runner, RunnerError> {
         let out = Output::create(output_dir)?;
+        let session = settings.session.clone().unwrap_or_else(new_session_id);
         let http = reqwest::Client::builder()
             .no_proxy()
             .pool_max_idle_per_host(0)
@@ -150,7 +153,7 @@ impl Runner {
             http,
             measured: Measured::default(),
             launches: 0,
-            session: new_session_id(),
+            session,
             external: Vec::new(),
             tag: None,
             deadline: None,

@@ -945,12 +945,24 @@ fn each_run_is_a_fresh_warmed_up_launch_and_records_carry_their_launch() {
             "auto",
             "--save-baseline",
             saved.to_str().unwrap(),
+            "--session",
+            "sitting-1",
         ],
         Duration::from_secs(60),
     );
     assert_eq!(r.code, 0, "{}", r.stderr);
     let out = dir.path().join("out");
     let recs = perfgate::record::read_jsonl(&out.join("results.jsonl")).unwrap();
+    // Every record names the session it was recorded in; the baseline keeps it.
+    assert!(recs
+        .iter()
+        .all(|r| r.session_id.as_deref() == Some("sitting-1")));
+    let kept = perfgate::baseline::Baseline::load(&saved)
+        .unwrap()
+        .to_records();
+    assert!(kept
+        .iter()
+        .all(|r| r.session_id.as_deref() == Some("sitting-1")));
     let seen: Vec<(u32, Option<&str>, Option<u32>)> = recs
         .iter()
         .map(|r| (r.run_index, r.launch_id.as_deref(), r.run_in_launch))
