@@ -8,6 +8,7 @@ mod compat;
 mod dataset;
 mod decision;
 mod engine;
+mod engine_api;
 mod faults;
 mod github;
 mod hostile;
