@@ -265,7 +265,12 @@ pub struct Accumulator {
     completed: u64,
     failed: u64,
     good: u64,
+    /// Input tokens as the prompts were built (the dataset's counts).
     total_input: u64,
+    /// Input tokens as the server counted them (`usage.prompt_tokens`), and whether every
+    /// completed request reported it.
+    server_input: u64,
+    server_input_all: bool,
     total_output: u64,
     retok_total: u64,
     retok_all: bool,
@@ -291,6 +296,8 @@ impl Accumulator {
             failed: 0,
             good: 0,
             total_input: 0,
+            server_input: 0,
+            server_input_all: true,
             total_output: 0,
             retok_total: 0,
             retok_all: true,
@@ -379,6 +386,10 @@ impl Accumulator {
             None => self.retok_all = false,
         }
         self.total_input += u64::from(r.input_len);
+        match r.usage_prompt_tokens {
+            Some(p) => self.server_input += u64::from(p),
+            None => self.server_input_all = false,
+        }
         self.total_output += u64::from(output);
 
         let e2el = r.e2el();
@@ -465,14 +476,23 @@ impl Accumulator {
         out.completed = self.completed;
         out.failed = self.failed;
         out.duration = duration;
-        out.total_input_tokens = self.total_input;
+        // The server's count is the truth of what it processed (a chat template adds tokens the
+        // prompts do not have); the prompts' own count is kept beside it.
+        let server_input = self.server_input_all && self.completed > 0;
+        out.total_input_tokens = if server_input {
+            self.server_input
+        } else {
+            self.total_input
+        };
+        out.total_input_tokens_client = server_input.then_some(self.total_input);
         out.total_output_tokens = self.total_output;
         out.total_output_tokens_retokenized =
             (self.retok_all && self.completed > 0).then_some(self.retok_total);
         out.request_throughput = self.completed as f64 / dur;
         out.request_goodput = (!self.cfg.goodput.is_empty()).then(|| self.good as f64 / dur);
         out.output_throughput = self.total_output as f64 / dur;
-        out.total_token_throughput = Some((self.total_input + self.total_output) as f64 / dur);
+        out.total_token_throughput =
+            Some((out.total_input_tokens + self.total_output) as f64 / dur);
         out.max_output_tokens_per_s = Some(self.tokens_per_s.iter().copied().fold(0.0, f64::max));
         out.max_concurrent_requests =
             Some(self.concurrent_per_s.iter().copied().max().unwrap_or(0));

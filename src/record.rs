@@ -522,10 +522,16 @@ pub struct ScenarioResult {
     #[serde(default)]
     pub failed: u64,
     pub duration: f64,
+    /// Input tokens: a live run takes the server's `usage.prompt_tokens` when every completed
+    /// request reported it (the chat template's tokens included), else the prompts' lengths.
     pub total_input_tokens: u64,
     pub total_output_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_output_tokens_retokenized: Option<u64>,
+    /// perfgate's own: the prompts' lengths as the dataset built them (the client-side count),
+    /// when `total_input_tokens` is the server's count. On chat they differ by the template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_input_tokens_client: Option<u64>,
     pub request_throughput: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_goodput: Option<f64>,

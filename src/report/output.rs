@@ -76,6 +76,16 @@ pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64])
         }
     }
     let _ = writeln!(s, "{}", "=".repeat(50));
+    if let Some(c) = r.total_input_tokens_client {
+        if c != r.total_input_tokens {
+            let _ = writeln!(
+                s,
+                "note: input tokens: {} counted by the server (usage.prompt_tokens), {} in the \
+                 prompts as built; on chat the difference is the chat template",
+                r.total_input_tokens, c
+            );
+        }
+    }
     if let Some(t) = r.total_output_tokens_retokenized {
         if t != r.total_output_tokens {
             let _ = writeln!(

@@ -3,7 +3,10 @@
 //! `/v1/models`), a chat template that adds prompt tokens, an output shortened silently when
 //! prompt + max_tokens exceeds the context, and the peak-concurrency figures under a cap.
 
+use perfgate::client::load::{self, NoProgress};
 use perfgate::fakeserver::{FakeApi, FakeConfig, FAKE_VOCAB};
+use perfgate::metrics::Metric;
+use perfgate::report::output::result_block;
 
 use crate::support::*;
 
@@ -25,4 +28,36 @@ fn server_tokenizer_speaks_llamacpp_vllm_and_sglang() {
         assert_eq!(many, ["tok", "tok tok"], "{api:?}");
         drop(tok);
     }
+}
+
+#[test]
+fn input_tokens_are_the_servers_count_and_the_prompts_count_is_kept() {
+    let server = fake(FakeConfig {
+        ttft: ms(2),
+        itl: ms(1),
+        chat_template_tokens: 25,
+        ..Default::default()
+    });
+    let mut cfg = config(&server.url());
+    cfg.client.endpoint = "/v1/chat/completions".into();
+    let chat = block_on(30, load::run_scenario(&cfg, prompts(8, 4, 6), &NoProgress)).unwrap();
+    assert_eq!((chat.completed, chat.failed), (8, 0));
+    // The server processed the template too: usage.prompt_tokens is the truth.
+    assert_eq!(chat.total_input_tokens, 8 * (4 + 25));
+    assert_eq!(chat.total_input_tokens_client, Some(8 * 4));
+    let block = result_block(&chat, &[Metric::Ttft], &[99.0]);
+    assert!(block.contains("Total input tokens:"), "{block}");
+    assert!(
+        block.contains("note: input tokens: 232 counted by the server"),
+        "{block}"
+    );
+    assert!(block.contains("32 in the prompts"), "{block}");
+
+    // Completions: the two counts agree, and nothing is noted.
+    let cfg = config(&server.url());
+    let comp = block_on(30, load::run_scenario(&cfg, prompts(8, 4, 6), &NoProgress)).unwrap();
+    assert_eq!(comp.total_input_tokens, 32);
+    assert_eq!(comp.total_input_tokens_client, Some(32));
+    let block = result_block(&comp, &[Metric::Ttft], &[99.0]);
+    assert!(!block.contains("note: input tokens"), "{block}");
 }
