@@ -975,6 +975,10 @@ pub enum FailureKind {
     ConnectionReset,
     /// `--request-timeout` elapsed.
     Timeout,
+    /// With `ignore_eos`, the server generated fewer tokens than `max_tokens` (its
+    /// `usage.completion_tokens`): vLLM shortens an output that would run past the context,
+    /// without an error. The run did not measure what it asked for.
+    ShortOutput,
     /// The body ended cleanly but without `data: [DONE]`.
     NoDone,
     /// The stream ended (`[DONE]`) without one chunk carrying text: nothing to time a first token
@@ -995,6 +999,7 @@ impl FailureKind {
             FailureKind::Connection => "connection_error".into(),
             FailureKind::ConnectionReset => "connection_reset".into(),
             FailureKind::Timeout => "timeout".into(),
+            FailureKind::ShortOutput => "short_output".into(),
             FailureKind::NoDone => "stream_ended_without_done".into(),
             FailureKind::NoOutput => "no_output_tokens".into(),
             FailureKind::TooLarge => "response_too_large".into(),

@@ -86,6 +86,15 @@ pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64])
             );
         }
     }
+    if let Some(e) = r.errors.get("short_output") {
+        let _ = writeln!(
+            s,
+            "warning: {} request(s) got fewer output tokens than asked for with ignore_eos \
+             (short_output): the server shortened them, likely because prompt + max_tokens \
+             exceeds its context length",
+            e.count
+        );
+    }
     if let Some(t) = r.total_output_tokens_retokenized {
         if t != r.total_output_tokens {
             let _ = writeln!(

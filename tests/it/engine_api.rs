@@ -61,3 +61,53 @@ fn input_tokens_are_the_servers_count_and_the_prompts_count_is_kept() {
     let block = result_block(&comp, &[Metric::Ttft], &[99.0]);
     assert!(!block.contains("note: input tokens"), "{block}");
 }
+
+#[test]
+fn an_output_shortened_by_the_context_is_a_failure_not_a_success() {
+    // A 20-token context: 8 prompt tokens + 16 asked for do not fit; vLLM gives 12, silently.
+    let server = fake(FakeConfig {
+        ttft: ms(2),
+        itl: ms(1),
+        api: FakeApi::Vllm,
+        max_model_len: Some(20),
+        ..Default::default()
+    });
+    let cfg = config(&server.url());
+    assert!(cfg.client.ignore_eos);
+    // Two prompts of 8 tokens (shortened) and two of 4 (they fit: 4 + 16 = 20).
+    let mut mixed = prompts(2, 8, 16);
+    mixed.extend(prompts(2, 4, 16));
+    let r = block_on(30, load::run_scenario(&cfg, mixed, &NoProgress)).unwrap();
+    assert_eq!((r.completed, r.failed), (2, 2), "{:?}", r.errors);
+    assert_eq!(r.total_output_tokens, 2 * 16);
+    let e = &r.errors["short_output"];
+    assert_eq!(e.count, 2);
+    assert!(
+        e.first_message
+            .contains("asked for 16 tokens with ignore_eos, the server generated 12"),
+        "{}",
+        e.first_message
+    );
+    let block = result_block(&r, &[Metric::Ttft], &[99.0]);
+    assert!(block.contains("short_output:"), "{block}");
+    assert!(block.contains("exceeds its context length"), "{block}");
+
+    // When every output is shortened, the run fails as a whole, saying why.
+    let all = block_on(30, load::run_scenario(&cfg, prompts(4, 8, 16), &NoProgress));
+    let Err(e) = all else {
+        panic!("every request was shortened, yet the run succeeded")
+    };
+    let e = e.to_string();
+    assert!(e.contains("short_output ×4"), "{e}");
+
+    // Without ignore_eos a short output is the model's choice to stop: not a failure.
+    let mut free = config(&server.url());
+    free.client.ignore_eos = false;
+    let r = block_on(
+        30,
+        load::run_scenario(&free, prompts(4, 8, 16), &NoProgress),
+    )
+    .unwrap();
+    assert_eq!((r.completed, r.failed), (4, 0), "{:?}", r.errors);
+    assert_eq!(r.total_output_tokens, 4 * 12);
+}
