@@ -283,6 +283,8 @@ pub struct Accumulator {
     itl: PooledDist,
     tokens_per_s: Vec<f64>,
     concurrent_per_s: Vec<u64>,
+    /// Every request's `[sent, end)`, in nanoseconds from the start: the in-flight peak.
+    spans: Vec<(u64, u64)>,
     errors: BTreeMap<String, ErrorCount>,
     detailed: Option<Detailed>,
 }
@@ -310,6 +312,7 @@ impl Accumulator {
             itl: PooledDist::default(),
             tokens_per_s: Vec::new(),
             concurrent_per_s: Vec::new(),
+            spans: Vec::new(),
             errors: BTreeMap::new(),
             detailed,
         }
@@ -345,6 +348,9 @@ impl Accumulator {
                 (Some(&no_output), 0.0)
             }
         };
+        // In flight from send to end, failed or not: a failed request held its slot too.
+        self.spans
+            .push((r.sent.as_nanos() as u64, r.end.as_nanos() as u64));
         if let Some(f) = failure {
             self.failed += 1;
             self.errors
@@ -436,7 +442,7 @@ impl Accumulator {
                 self.bucket_tokens(t, weight);
             }
         }
-        // Peak concurrency: the request is active in every 1 s bucket from send to end.
+        // vLLM's peak concurrency: the request is active in every 1 s bucket from send to end.
         let (s, e) = (r.sent.as_secs() as usize, r.end.as_secs() as usize);
         if self.concurrent_per_s.len() <= e {
             self.concurrent_per_s.resize(e + 1, 0);
@@ -496,6 +502,7 @@ impl Accumulator {
         out.max_output_tokens_per_s = Some(self.tokens_per_s.iter().copied().fold(0.0, f64::max));
         out.max_concurrent_requests =
             Some(self.concurrent_per_s.iter().copied().max().unwrap_or(0));
+        out.max_in_flight_requests = Some(max_in_flight(&self.spans));
         out.output_token_source = Some(if self.from_chunks > 0 {
             OutputTokenSource::Chunks
         } else if self.from_retok > 0 {
@@ -544,6 +551,24 @@ impl Accumulator {
         }
         self.detailed
     }
+}
+
+/// The most `[start, end)` spans that overlap at one instant (a span ending when another starts
+/// does not overlap it).
+pub fn max_in_flight(spans: &[(u64, u64)]) -> u64 {
+    // (time, +1 start / -1 end); ends sort before starts at the same time.
+    let mut events: Vec<(u64, i64)> = Vec::with_capacity(spans.len() * 2);
+    for &(s, e) in spans {
+        events.push((s, 1));
+        events.push((e.max(s), -1));
+    }
+    events.sort_unstable();
+    let (mut now, mut peak) = (0i64, 0i64);
+    for (_, d) in events {
+        now += d;
+        peak = peak.max(now);
+    }
+    peak as u64
 }
 
 #[cfg(test)]

@@ -542,8 +542,15 @@ pub struct ScenarioResult {
     pub total_token_throughput: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tokens_per_s: Option<f64>,
+    /// vLLM's "peak concurrent requests": the most requests active within one 1-second bucket
+    /// (a request counts in every bucket from its send to its end), so requests that follow
+    /// each other inside a second both count: it can exceed `--max-concurrency`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrent_requests: Option<u64>,
+    /// perfgate's own: the most requests in flight at one instant (sent, not yet ended), which
+    /// `--max-concurrency` bounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_in_flight_requests: Option<u64>,
     /// SGLang's `Concurrency:` (mean requests in flight: total latency / duration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<f64>,

@@ -111,3 +111,45 @@ fn an_output_shortened_by_the_context_is_a_failure_not_a_success() {
     assert_eq!((r.completed, r.failed), (4, 0), "{:?}", r.errors);
     assert_eq!(r.total_output_tokens, 4 * 12);
 }
+
+#[test]
+fn peak_in_flight_stays_under_the_cap_while_vllms_per_second_peak_does_not() {
+    let server = fake(FakeConfig {
+        ttft: ms(5),
+        itl: ms(5),
+        ..Default::default()
+    });
+    let mut cfg = config(&server.url());
+    cfg.max_concurrency = Some(4);
+    // 24 requests of ~40 ms, 4 at a time: about 0.25 s in all, inside one or two seconds.
+    let r = block_on(30, load::run_scenario(&cfg, prompts(24, 4, 8), &NoProgress)).unwrap();
+    assert_eq!((r.completed, r.failed), (24, 0));
+    assert_eq!(r.max_in_flight_requests, Some(4));
+    assert_eq!(server.truth().max_in_flight, 4);
+    // vLLM's figure counts every request active in a 1 s bucket: far above the cap.
+    let per_second = r.max_concurrent_requests.unwrap();
+    assert!(per_second > 4, "{per_second}");
+    let block = result_block(&r, &[Metric::Ttft], &[99.0]);
+    let line = |label: &str| {
+        block
+            .lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no `{label}` in\n{block}"))
+            .to_string()
+    };
+    assert!(
+        line("Peak requests in flight:").trim_end().ends_with(" 4"),
+        "{block}"
+    );
+    assert!(
+        line("Peak concurrent requests (1 s buckets):").contains(&format!("{per_second}.00")),
+        "{block}"
+    );
+    // The bare vLLM label, which read like a broken cap, is gone.
+    assert!(
+        !block
+            .lines()
+            .any(|l| l.starts_with("Peak concurrent requests:")),
+        "{block}"
+    );
+}
