@@ -110,5 +110,7 @@ export PERFGATE_VLLM="$VENV/bin/vllm"
 export PERFGATE_VLLM_PYTHON="$VENV/bin/python"
 export PERFGATE_VLLM_MODEL="$MODEL"
 export VLLM_CACHE_ROOT="$CACHE/vllm-cache"
+# vLLM reports usage to its authors unless told not to; the tests talk to 127.0.0.1 only.
+export VLLM_NO_USAGE_STATS=1 DO_NOT_TRACK=1
 EOF
 log "wrote $CACHE/env-vllm.sh ($(($(date +%s) - t0)) s)"

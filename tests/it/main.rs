@@ -17,4 +17,5 @@ mod llamacpp;
 mod run;
 mod signoff;
 mod support;
+mod vllm;
 mod wire;
