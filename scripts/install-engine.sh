@@ -7,7 +7,7 @@
 #   .cache/vllm-venv/, .cache/models/SmolLM2-135M-Instruct-hf/   vLLM for CPU (scripts/install-vllm.sh)
 #   .cache/env.sh                    the PERFGATE_* variables pointing at all of the above
 # Every artifact is checked against a pinned sha256. Running it again does nothing once all is in place.
-# Environment: PYTHON (default python3, 3.10+), NPM (default npm).
+# Environment: PYTHON (default python3, 3.10+; 3.11+ for vLLM), NPM (default npm), PERFGATE_SKIP_VLLM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -142,8 +142,11 @@ else
     log "dataset: $SHAREGPT (sha256 ok, truncated upstream)"
 fi
 
-# 5. A real vLLM for CPU and the model converted for it (its own script: a 6.3 GB venv).
-"$ROOT/scripts/install-vllm.sh" || die "installing vLLM failed (scripts/install-vllm.sh)"
+# 5. A real vLLM for CPU and the model converted for it (its own script: a 6.3 GB venv, minutes);
+#    PERFGATE_SKIP_VLLM=1 leaves it out (the llama.cpp quickstart does not need it).
+if [[ "${PERFGATE_SKIP_VLLM:-}" != 1 ]]; then
+    "$ROOT/scripts/install-vllm.sh" || die "installing vLLM failed (scripts/install-vllm.sh)"
+fi
 
 # 6. What the tests read.
 cat >"$CACHE/env.sh" <<EOF
