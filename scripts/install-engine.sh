@@ -4,9 +4,10 @@
 #   .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
 #   .cache/tokenizers/qwen3/tokenizer.json (+ tokenizer_config.json)
 #   .cache/datasets/ShareGPT_V3_unfiltered_cleaned_split.json   (truncated upstream; see README)
+#   .cache/vllm-venv/, .cache/models/SmolLM2-135M-Instruct-hf/   vLLM for CPU (scripts/install-vllm.sh)
 #   .cache/env.sh                    the PERFGATE_* variables pointing at all of the above
 # Every artifact is checked against a pinned sha256. Running it again does nothing once all is in place.
-# Environment: PYTHON (default python3, 3.10+), NPM (default npm).
+# Environment: PYTHON (default python3, 3.10+; 3.11+ for vLLM), NPM (default npm), PERFGATE_SKIP_VLLM.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -141,7 +142,13 @@ else
     log "dataset: $SHAREGPT (sha256 ok, truncated upstream)"
 fi
 
-# 5. What the tests read.
+# 5. A real vLLM for CPU and the model converted for it (its own script: a 6.3 GB venv, minutes);
+#    PERFGATE_SKIP_VLLM=1 leaves it out (the llama.cpp quickstart does not need it).
+if [[ "${PERFGATE_SKIP_VLLM:-}" != 1 ]]; then
+    "$ROOT/scripts/install-vllm.sh" || die "installing vLLM failed (scripts/install-vllm.sh)"
+fi
+
+# 6. What the tests read.
 cat >"$CACHE/env.sh" <<EOF
 # Written by scripts/install-engine.sh; source it to point perfgate's tests at the installed files.
 export PERFGATE_LLAMACPP_PYTHON="$VENV/bin/python"
@@ -149,6 +156,8 @@ export PERFGATE_LLAMACPP_LAUNCHER="$ROOT/scripts/llamacpp-server.py"
 export PERFGATE_MODEL="$GGUF"
 export PERFGATE_QWEN3_TOKENIZER="$QWEN3"
 export PERFGATE_SHAREGPT="$SHAREGPT"
+# vLLM (scripts/install-vllm.sh): PERFGATE_VLLM, PERFGATE_VLLM_PYTHON, PERFGATE_VLLM_MODEL, VLLM_CACHE_ROOT
+if [ -f "$CACHE/env-vllm.sh" ]; then . "$CACHE/env-vllm.sh"; fi
 EOF
 log "wrote $CACHE/env.sh"
 log "done"

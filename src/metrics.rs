@@ -265,7 +265,12 @@ pub struct Accumulator {
     completed: u64,
     failed: u64,
     good: u64,
+    /// Input tokens as the prompts were built (the dataset's counts).
     total_input: u64,
+    /// Input tokens as the server counted them (`usage.prompt_tokens`), and whether every
+    /// completed request reported it.
+    server_input: u64,
+    server_input_all: bool,
     total_output: u64,
     retok_total: u64,
     retok_all: bool,
@@ -278,6 +283,8 @@ pub struct Accumulator {
     itl: PooledDist,
     tokens_per_s: Vec<f64>,
     concurrent_per_s: Vec<u64>,
+    /// Every request's `[sent, end)`, in nanoseconds from the start: the in-flight peak.
+    spans: Vec<(u64, u64)>,
     errors: BTreeMap<String, ErrorCount>,
     detailed: Option<Detailed>,
 }
@@ -291,6 +298,8 @@ impl Accumulator {
             failed: 0,
             good: 0,
             total_input: 0,
+            server_input: 0,
+            server_input_all: true,
             total_output: 0,
             retok_total: 0,
             retok_all: true,
@@ -303,6 +312,7 @@ impl Accumulator {
             itl: PooledDist::default(),
             tokens_per_s: Vec::new(),
             concurrent_per_s: Vec::new(),
+            spans: Vec::new(),
             errors: BTreeMap::new(),
             detailed,
         }
@@ -338,6 +348,9 @@ impl Accumulator {
                 (Some(&no_output), 0.0)
             }
         };
+        // In flight from send to end, failed or not: a failed request held its slot too.
+        self.spans
+            .push((r.sent.as_nanos() as u64, r.end.as_nanos() as u64));
         if let Some(f) = failure {
             self.failed += 1;
             self.errors
@@ -379,6 +392,10 @@ impl Accumulator {
             None => self.retok_all = false,
         }
         self.total_input += u64::from(r.input_len);
+        match r.usage_prompt_tokens {
+            Some(p) => self.server_input += u64::from(p),
+            None => self.server_input_all = false,
+        }
         self.total_output += u64::from(output);
 
         let e2el = r.e2el();
@@ -425,7 +442,7 @@ impl Accumulator {
                 self.bucket_tokens(t, weight);
             }
         }
-        // Peak concurrency: the request is active in every 1 s bucket from send to end.
+        // vLLM's peak concurrency: the request is active in every 1 s bucket from send to end.
         let (s, e) = (r.sent.as_secs() as usize, r.end.as_secs() as usize);
         if self.concurrent_per_s.len() <= e {
             self.concurrent_per_s.resize(e + 1, 0);
@@ -465,17 +482,27 @@ impl Accumulator {
         out.completed = self.completed;
         out.failed = self.failed;
         out.duration = duration;
-        out.total_input_tokens = self.total_input;
+        // The server's count is the truth of what it processed (a chat template adds tokens the
+        // prompts do not have); the prompts' own count is kept beside it.
+        let server_input = self.server_input_all && self.completed > 0;
+        out.total_input_tokens = if server_input {
+            self.server_input
+        } else {
+            self.total_input
+        };
+        out.total_input_tokens_client = server_input.then_some(self.total_input);
         out.total_output_tokens = self.total_output;
         out.total_output_tokens_retokenized =
             (self.retok_all && self.completed > 0).then_some(self.retok_total);
         out.request_throughput = self.completed as f64 / dur;
         out.request_goodput = (!self.cfg.goodput.is_empty()).then(|| self.good as f64 / dur);
         out.output_throughput = self.total_output as f64 / dur;
-        out.total_token_throughput = Some((self.total_input + self.total_output) as f64 / dur);
+        out.total_token_throughput =
+            Some((out.total_input_tokens + self.total_output) as f64 / dur);
         out.max_output_tokens_per_s = Some(self.tokens_per_s.iter().copied().fold(0.0, f64::max));
         out.max_concurrent_requests =
             Some(self.concurrent_per_s.iter().copied().max().unwrap_or(0));
+        out.max_in_flight_requests = Some(max_in_flight(&self.spans));
         out.output_token_source = Some(if self.from_chunks > 0 {
             OutputTokenSource::Chunks
         } else if self.from_retok > 0 {
@@ -524,6 +551,24 @@ impl Accumulator {
         }
         self.detailed
     }
+}
+
+/// The most `[start, end)` spans that overlap at one instant (a span ending when another starts
+/// does not overlap it).
+pub fn max_in_flight(spans: &[(u64, u64)]) -> u64 {
+    // (time, +1 start / -1 end); ends sort before starts at the same time.
+    let mut events: Vec<(u64, i64)> = Vec::with_capacity(spans.len() * 2);
+    for &(s, e) in spans {
+        events.push((s, 1));
+        events.push((e.max(s), -1));
+    }
+    events.sort_unstable();
+    let (mut now, mut peak) = (0i64, 0i64);
+    for (_, d) in events {
+        now += d;
+        peak = peak.max(now);
+    }
+    peak as u64
 }
 
 #[cfg(test)]

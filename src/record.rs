@@ -529,10 +529,16 @@ pub struct ScenarioResult {
     #[serde(default)]
     pub failed: u64,
     pub duration: f64,
+    /// Input tokens: a live run takes the server's `usage.prompt_tokens` when every completed
+    /// request reported it (the chat template's tokens included), else the prompts' lengths.
     pub total_input_tokens: u64,
     pub total_output_tokens: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_output_tokens_retokenized: Option<u64>,
+    /// perfgate's own: the prompts' lengths as the dataset built them (the client-side count),
+    /// when `total_input_tokens` is the server's count. On chat they differ by the template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_input_tokens_client: Option<u64>,
     pub request_throughput: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_goodput: Option<f64>,
@@ -543,8 +549,15 @@ pub struct ScenarioResult {
     pub total_token_throughput: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_output_tokens_per_s: Option<f64>,
+    /// vLLM's "peak concurrent requests": the most requests active within one 1-second bucket
+    /// (a request counts in every bucket from its send to its end), so requests that follow
+    /// each other inside a second both count: it can exceed `--max-concurrency`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_concurrent_requests: Option<u64>,
+    /// perfgate's own: the most requests in flight at one instant (sent, not yet ended), which
+    /// `--max-concurrency` bounds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_in_flight_requests: Option<u64>,
     /// SGLang's `Concurrency:` (mean requests in flight: total latency / duration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<f64>,
@@ -976,6 +989,10 @@ pub enum FailureKind {
     ConnectionReset,
     /// `--request-timeout` elapsed.
     Timeout,
+    /// With `ignore_eos`, the server generated fewer tokens than `max_tokens` (its
+    /// `usage.completion_tokens`): vLLM shortens an output that would run past the context,
+    /// without an error. The run did not measure what it asked for.
+    ShortOutput,
     /// The body ended cleanly but without `data: [DONE]`.
     NoDone,
     /// The stream ended (`[DONE]`) without one chunk carrying text: nothing to time a first token
@@ -996,6 +1013,7 @@ impl FailureKind {
             FailureKind::Connection => "connection_error".into(),
             FailureKind::ConnectionReset => "connection_reset".into(),
             FailureKind::Timeout => "timeout".into(),
+            FailureKind::ShortOutput => "short_output".into(),
             FailureKind::NoDone => "stream_ended_without_done".into(),
             FailureKind::NoOutput => "no_output_tokens".into(),
             FailureKind::TooLarge => "response_too_large".into(),

@@ -14,7 +14,8 @@ use crate::record::{RequestRate, ScenarioParams};
 pub enum Preset {
     /// `docker run … vllm/vllm-openai:<version> --model M --tensor-parallel-size TP` (the seeds' command).
     VllmDocker,
-    /// `vllm serve M --tensor-parallel-size TP`.
+    /// `vllm serve M --tensor-parallel-size TP` (`$PERFGATE_VLLM` instead of `vllm` when set,
+    /// e.g. the CPU venv of scripts/install-vllm.sh), with `VLLM_SERVER_DEV_MODE=1`.
     Vllm,
     /// `docker run … lmsysorg/sglang:<version> python3 -m sglang.launch_server …`.
     SglangDocker,
@@ -134,6 +135,17 @@ impl Preset {
         }
     }
 
+    /// Environment variables the preset sets (a file's `[engine.launch.env]` overrides them).
+    /// vLLM serves `POST /reset_prefix_cache`, which a live run calls before each scenario, only
+    /// in its development mode; the server of this preset listens on 127.0.0.1 only. (The
+    /// docker preset listens on 0.0.0.0, where the development endpoints should not be open.)
+    pub fn default_env(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            Preset::Vllm => &[("VLLM_SERVER_DEV_MODE", "1")],
+            _ => &[],
+        }
+    }
+
     /// The image repository of a docker preset.
     pub fn image_repo(self) -> Option<&'static str> {
         match self {
@@ -184,7 +196,7 @@ impl Preset {
                 "--model {model} --tensor-parallel-size {tp} \\\n    \
                  --host 0.0.0.0 --port {port}{extra_args}",
             ),
-            Preset::Vllm => "vllm serve {model} --tensor-parallel-size {tp} \
+            Preset::Vllm => "\"${PERFGATE_VLLM:-vllm}\" serve {model} --tensor-parallel-size {tp} \
                              --host 127.0.0.1 --port {port}{extra_args}"
                 .to_string(),
             Preset::SglangDocker => docker(
@@ -448,7 +460,12 @@ pub fn plan(baseline: &Baseline, ov: &Overrides) -> Result<Plan, SuiteError> {
             launch: LaunchPlan {
                 preset,
                 command,
-                env: launch.env.clone(),
+                env: preset
+                    .default_env()
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .chain(launch.env.clone())
+                    .collect(),
                 port,
                 base_url,
                 start_timeout,

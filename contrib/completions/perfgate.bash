@@ -949,7 +949,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__fake__subcmd__server)
-            opts="-h --port --ttft-ms --itl-ms --tokens-per-chunk --no-usage --fault --fault-every --model --help"
+            opts="-h --port --ttft-ms --itl-ms --tokens-per-chunk --no-usage --fault --fault-every --model --api --max-model-len --chat-template-tokens --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -980,6 +980,18 @@ _perfgate() {
                     return 0
                     ;;
                 --model)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --api)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-model-len)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --chat-template-tokens)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

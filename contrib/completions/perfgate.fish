@@ -323,6 +323,9 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l tokens
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l fault -d 'none, http500, error-event[:N], malformed[:N], close[:N], stall[:N], no-done' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l fault-every -d 'Apply the fault to every N-th request' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l model -d 'The model name the server lists and answers as' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l api -d 'Whose tokenizer endpoints and model list to mimic: llama.cpp, vllm, sglang' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l max-model-len -d 'A context length: outputs that would run past it are shortened silently, as vLLM does' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l chat-template-tokens -d 'Tokens a chat template adds to every chat prompt\'s usage.prompt_tokens' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l no-usage -d 'Do not send usage'
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand completions" -l dir -d 'Write the scripts of every shell into this directory instead' -r -F

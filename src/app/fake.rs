@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::{infra, Exit};
 use crate::cli::run::FakeServerArgs;
-use crate::fakeserver::{FakeConfig, Fault};
+use crate::fakeserver::{FakeApi, FakeConfig, Fault};
 
 /// `perfgate fake-server`: serve until interrupted, after printing the URL.
 pub(crate) fn exec(args: FakeServerArgs) -> anyhow::Result<Exit> {
@@ -13,6 +13,10 @@ pub(crate) fn exec(args: FakeServerArgs) -> anyhow::Result<Exit> {
         .fault
         .parse()
         .map_err(|e: String| anyhow::anyhow!("--fault: {e}"))?;
+    let api: FakeApi = args
+        .api
+        .parse()
+        .map_err(|e: String| anyhow::anyhow!("--api: {e}"))?;
     for (name, v) in [("--ttft-ms", args.ttft_ms), ("--itl-ms", args.itl_ms)] {
         anyhow::ensure!(
             v >= 0.0 && v.is_finite(),
@@ -27,6 +31,9 @@ pub(crate) fn exec(args: FakeServerArgs) -> anyhow::Result<Exit> {
         fault,
         fault_every: args.fault_every,
         model: args.model,
+        api,
+        max_model_len: args.max_model_len,
+        chat_template_tokens: args.chat_template_tokens,
         ..Default::default()
     };
     let port = args.port;

@@ -218,6 +218,15 @@ pub struct FakeServerArgs {
     /// The model name the server lists and answers as.
     #[arg(long, default_value = "fake-model")]
     pub model: String,
+    /// Whose tokenizer endpoints and model list to mimic: llama.cpp, vllm, sglang.
+    #[arg(long, default_value = "llama.cpp")]
+    pub api: String,
+    /// A context length: outputs that would run past it are shortened silently, as vLLM does.
+    #[arg(long)]
+    pub max_model_len: Option<u32>,
+    /// Tokens a chat template adds to every chat prompt's usage.prompt_tokens.
+    #[arg(long, default_value_t = 0)]
+    pub chat_template_tokens: u32,
 }
 
 impl RunArgs {

@@ -482,6 +482,29 @@ impl Client {
         if st.rec.first_token.is_none() {
             return Err(fail(FailureKind::NoOutput, st.no_output_message()));
         }
+        // With ignore_eos the server owes exactly max_tokens; fewer is not a success (vLLM
+        // shortens an output that would run past the context, without an error).
+        if self.cfg.ignore_eos {
+            if let Some(got) = st
+                .rec
+                .usage_output_tokens
+                .filter(|&u| u < st.rec.max_tokens)
+            {
+                return Err(fail(
+                    FailureKind::ShortOutput,
+                    format!(
+                        "asked for {} tokens with ignore_eos, the server generated {got} \
+                         (finish_reason {}, prompt {} tokens): prompt + max_tokens likely \
+                         exceeds the server's context length",
+                        st.rec.max_tokens,
+                        st.rec.finish_reason.as_deref().unwrap_or("none"),
+                        st.rec
+                            .usage_prompt_tokens
+                            .map_or("?".to_string(), |p| p.to_string()),
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
 }

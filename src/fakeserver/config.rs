@@ -58,6 +58,36 @@ impl std::str::FromStr for Fault {
     }
 }
 
+/// Whose HTTP API the fake mimics where engines differ (tokenizer endpoints, `/v1/models`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FakeApi {
+    /// llama.cpp's server: `/v1/models` carries `data[].meta.n_vocab`; `POST /tokenize` takes
+    /// `{"content"}`, `POST /detokenize` answers `{"content"}`.
+    #[default]
+    LlamaCpp,
+    /// vLLM's: `/v1/models` has `max_model_len` and no vocabulary size; `POST /tokenize` takes
+    /// `{"prompt"}` (400 without it) and answers `{"count", "max_model_len", "tokens"}`;
+    /// `POST /detokenize` answers `{"prompt"}`.
+    Vllm,
+    /// SGLang's: like vLLM's, but `POST /detokenize` answers `{"text"}`.
+    Sglang,
+}
+
+impl std::str::FromStr for FakeApi {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "llama.cpp" | "llamacpp" => FakeApi::LlamaCpp,
+            "vllm" => FakeApi::Vllm,
+            "sglang" => FakeApi::Sglang,
+            _ => return Err(format!("unknown API `{s}` (llama.cpp, vllm, sglang)")),
+        })
+    }
+}
+
+/// The fake's vocabulary size (ids of its one-token-per-word tokenizer are below it).
+pub const FAKE_VOCAB: u32 = 50_000;
+
 /// The server's behaviour.
 ///
 /// *Paced* (`ttft` or `itl` non-zero): each token chunk is one write at its due time, like a real
@@ -83,6 +113,13 @@ pub struct FakeConfig {
     pub model: String,
     /// `max_tokens` when a request does not say.
     pub default_max_tokens: u32,
+    /// Whose tokenizer and model-list API to mimic.
+    pub api: FakeApi,
+    /// The context length: like vLLM, a request whose prompt + `max_tokens` exceeds it gets an
+    /// output shortened to fit, silently (`finish_reason: length`, no error). `None`: unbounded.
+    pub max_model_len: Option<u32>,
+    /// Tokens a chat template adds to every chat prompt (counted in `usage.prompt_tokens`).
+    pub chat_template_tokens: u32,
 }
 
 impl Default for FakeConfig {
@@ -97,6 +134,9 @@ impl Default for FakeConfig {
             fault_every: 1,
             model: "fake-model".into(),
             default_max_tokens: 16,
+            api: FakeApi::LlamaCpp,
+            max_model_len: None,
+            chat_template_tokens: 0,
         }
     }
 }

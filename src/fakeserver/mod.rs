@@ -12,7 +12,8 @@
 //! times from absolute deadlines so delays never drift. *Paced* mode writes each chunk when due;
 //! *blast* mode (no delays) writes `events_per_write` chunks at a time, to outrun any client.
 //! Every token is the text `" tok"`; a request gets exactly `max_tokens` tokens (as with
-//! `ignore_eos`).
+//! `ignore_eos`), unless `max_model_len` shortens it the way vLLM does. `api` picks whose
+//! tokenizer endpoints and model list to mimic (llama.cpp's, vLLM's, SGLang's).
 //!
 //! Built only with the `fake-server` feature: tests, benches and examples get it through the
 //! crate's dev-dependency on itself; `perfgate fake-server` needs
@@ -31,7 +32,7 @@ mod sse;
 mod stream;
 mod truth;
 
-pub use config::{FakeConfig, Fault};
+pub use config::{FakeApi, FakeConfig, Fault, FAKE_VOCAB};
 pub use routes::SeenRequest;
 pub use server::{serve_until_signal, FakeServer};
 pub use truth::{percentile, Truth};

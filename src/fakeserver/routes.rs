@@ -10,7 +10,7 @@ use std::time::Instant;
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
 
-use super::config::{FakeConfig, Fault};
+use super::config::{FakeApi, FakeConfig, Fault, FAKE_VOCAB};
 use super::http::{read_request, respond, Request};
 use super::sse::Events;
 use super::stream::{stream, Job};
@@ -80,40 +80,60 @@ async fn handle(
     let parsed = || serde_json::from_slice::<Value>(&req.body);
     let cfg = &shared.cfg;
     let (status, content_type, body) = match (req.method.as_str(), req.path.as_str()) {
-        ("GET", "/health") => ("200 OK", JSON, json!({"status": "ok"}).to_string().into_bytes()),
-        ("GET", "/v1/models") => (
+        ("GET", "/health") => (
             "200 OK",
             JSON,
-            json!({"object": "list", "data": [{"id": cfg.model, "object": "model", "owned_by": "perfgate", "meta": {"n_vocab": 50_000}}]})
-                .to_string()
-                .into_bytes(),
+            json!({"status": "ok"}).to_string().into_bytes(),
         ),
+        ("GET", "/v1/models") => {
+            let model = match cfg.api {
+                FakeApi::LlamaCpp => {
+                    json!({"id": cfg.model, "object": "model", "owned_by": "perfgate", "meta": {"n_vocab": FAKE_VOCAB}})
+                }
+                FakeApi::Vllm | FakeApi::Sglang => {
+                    json!({"id": cfg.model, "object": "model", "owned_by": "perfgate", "max_model_len": cfg.max_model_len.unwrap_or(4096)})
+                }
+            };
+            let body = json!({"object": "list", "data": [model]});
+            ("200 OK", JSON, body.to_string().into_bytes())
+        }
         ("GET", "/metrics") => (
             "200 OK",
             "text/plain; version=0.0.4",
             shared.truth.metrics_text().into_bytes(),
         ),
-        ("POST", "/tokenize") => match parsed() {
-            Ok(v) => {
-                let text = v
-                    .get("content")
-                    .or_else(|| v.get("prompt"))
-                    .and_then(|c| c.as_str())
-                    .unwrap_or("");
+        ("POST", "/tokenize") => match (parsed(), cfg.api) {
+            (Ok(v), FakeApi::LlamaCpp) => {
+                let text = v.get("content").and_then(|c| c.as_str()).unwrap_or("");
                 let ids: Vec<u32> = text.split_whitespace().map(word_id).collect();
-                let body = json!({"tokens": ids, "count": ids.len()});
+                let body = json!({"tokens": ids});
                 ("200 OK", JSON, body.to_string().into_bytes())
             }
-            Err(e) => ("400 Bad Request", JSON, error(e)),
+            // vLLM and SGLang validate the body: the text is `prompt`, required.
+            (Ok(v), _) => match v.get("prompt").and_then(|c| c.as_str()) {
+                Some(text) => {
+                    let ids: Vec<u32> = text.split_whitespace().map(word_id).collect();
+                    let body = json!({"count": ids.len(), "max_model_len": cfg.max_model_len.unwrap_or(4096), "tokens": ids, "token_strs": null});
+                    ("200 OK", JSON, body.to_string().into_bytes())
+                }
+                None => ("400 Bad Request", JSON, error("field required: prompt")),
+            },
+            (Err(e), _) => ("400 Bad Request", JSON, error(e)),
         },
         ("POST", "/detokenize") => match parsed() {
             Ok(v) => {
-                let n = v
-                    .get("tokens")
-                    .and_then(|t| t.as_array())
-                    .map_or(0, |a| a.len());
-                let content = vec!["tok"; n].join(" ");
-                let body = json!({"content": content, "prompt": content});
+                // An id past the vocabulary decodes to nothing (as vLLM's tokenizer does).
+                let n = v.get("tokens").and_then(|t| t.as_array()).map_or(0, |a| {
+                    a.iter()
+                        .filter(|i| i.as_u64().is_some_and(|i| i < u64::from(FAKE_VOCAB)))
+                        .count()
+                });
+                let text = vec!["tok"; n].join(" ");
+                let body = match cfg.api {
+                    FakeApi::LlamaCpp => json!({"content": text}),
+                    FakeApi::Vllm => json!({"prompt": text}),
+                    FakeApi::Sglang => json!({"text": text}),
+                };
                 ("200 OK", JSON, body.to_string().into_bytes())
             }
             Err(e) => ("400 Bad Request", JSON, error(e)),
@@ -150,7 +170,7 @@ async fn handle(
 fn word_id(w: &str) -> u32 {
     w.bytes()
         .fold(7u32, |h, b| h.wrapping_mul(31).wrapping_add(u32::from(b)))
-        % 50_000
+        % FAKE_VOCAB
 }
 
 /// A streaming request with a valid JSON body: count it, apply its fault, stream the tokens.
@@ -196,9 +216,21 @@ async fn generate(
     } else {
         v.get("prompt")
     };
-    let prompt_tokens = prompt
+    let words = prompt
         .and_then(|c| c.as_str())
         .map_or(0, |s| s.split_whitespace().count()) as u64;
+    let prompt_tokens = words
+        + if chat {
+            u64::from(cfg.chat_template_tokens)
+        } else {
+            0
+        };
+    // vLLM shortens an output that would run past the context, silently.
+    let max_tokens = match cfg.max_model_len {
+        Some(ctx) => max_tokens
+            .min(u32::try_from(u64::from(ctx).saturating_sub(prompt_tokens)).unwrap_or(u32::MAX)),
+        None => max_tokens,
+    };
     if !events
         .as_ref()
         .is_some_and(|e: &Events| e.chat == chat && e.model == model)

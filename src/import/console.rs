@@ -295,7 +295,9 @@ fn key_of(label: &str) -> Option<String> {
         "Input token throughput (tok/s)" => "input_throughput",
         "Output token throughput (tok/s)" => "output_throughput",
         "Peak output token throughput (tok/s)" => "max_output_tokens_per_s",
-        "Peak concurrent requests" => "max_concurrent_requests",
+        "Peak concurrent requests" | "Peak concurrent requests (1 s buckets)" => {
+            "max_concurrent_requests"
+        }
         "Total Token throughput (tok/s)"
         | "Total token throughput (tok/s)"
         | "Total throughput (tok/s)" => "total_token_throughput",

