@@ -17,8 +17,8 @@
 #
 # Variants:
 #   same      the suite's engine, unchanged
-#   slow-all  the same engine sharing its compute core (core 0) with a busy loop: every scenario
-#             slower (about half the CPU it had)
+#   slow-all  the same engine sharing its compute core (core 0) with a duty-cycled busy loop
+#             (busy 1 ms of every 10, DUTY to change it): every scenario a little slower
 #   slow-one  fewer concurrent sequences (vLLM --max-num-seqs 2, llama.cpp --parallel 2): only the
 #             concurrency-4 scenario queues; the others are unchanged
 # Environment: SESSION (default: UTC date and time), VARIANTS (default "same slow-all slow-one"),
@@ -36,22 +36,31 @@ log() { printf 'record-corpus: %s\n' "$*" >&2; }
 
 # shellcheck source=/dev/null
 source .cache/env.sh
-BUSY='taskset -c 0 python3 -c "while True: pass" & exec taskset -c 0'
+# A busy loop that holds core 0 for DUTY of every 10 ms (default 1 ms: about a 10 % slowdown of
+# an engine on that core; 10 ms: the whole core, as the quickstart's slowed engine).
+DUTY=${DUTY:-1}
+HOG="taskset -c 0 python3 -c 'import time
+while True:
+    t = time.perf_counter()
+    while time.perf_counter() - t < $DUTY / 1000: pass
+    time.sleep(max(0.0, (10 - $DUTY) / 1000))'"
+BUSY="$HOG & exec taskset -c 0"
 case "$ENGINE" in
     vllm)
         SUITE=suites/cpu-vllm.toml
         # The suite's command; {extra_args} carries its served name and CPU flags.
         BASE='"$PERFGATE_VLLM" serve "$PERFGATE_VLLM_MODEL" --host 127.0.0.1 --port {port}{extra_args}'
         # vLLM's worker runs on core 0 (its API server keeps core 1), so the busy loop shares it.
-        SLOW_ALL="taskset -c 0 python3 -c \"while True: pass\" & exec $BASE"
+        SLOW_ALL="$HOG & exec $BASE"
         SLOW_ONE="exec $BASE --max-num-seqs 2"
         ;;
     llama.cpp | llamacpp)
         ENGINE=llama.cpp
         SUITE=suites/cpu-llamacpp.toml
         BASE='"$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL" --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --threads 1 --metrics{extra_args}'
+        # Every variant on core 0, so that only the variant differs.
         SLOW_ALL="$BUSY $BASE --parallel 4"
-        SLOW_ONE="exec $BASE --parallel 2"
+        SLOW_ONE="exec taskset -c 0 $BASE --parallel 2"
         ;;
     *) log "unknown engine $ENGINE (vllm, llama.cpp)"; exit 2 ;;
 esac
@@ -81,14 +90,15 @@ for ((i = 1; i <= LAUNCHES; i++)); do
             slow-one) args=(--engine-cmd "$SLOW_ONE") ;;
             *) log "unknown variant $variant"; exit 2 ;;
         esac
-        [[ "$ENGINE" == llama.cpp && "$variant" == same ]] && args=(--engine-cmd "exec $BASE --parallel 4")
+        [[ "$ENGINE" == llama.cpp && "$variant" == same ]] && args=(--engine-cmd "exec taskset -c 0 $BASE --parallel 4")
         port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
         load=$(cut -d' ' -f1-3 /proc/loadavg)
         started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
         t0=$(date +%s)
         log "$name: perfgate check --baseline $SUITE --runs $RUNS (load $load)"
         rc=0
-        NO_COLOR=1 "$BIN" check --baseline "$SUITE" --runs "$RUNS" --port "$port" \
+        # Every launch of this sitting is one recording session for the gate.
+        NO_COLOR=1 PERFGATE_SESSION="$SESSION" "$BIN" check --baseline "$SUITE" --runs "$RUNS" --port "$port" \
             --output-dir "$work/$name" "${args[@]}" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
         secs=$(($(date +%s) - t0))
         if [[ $rc -gt 1 || ! -s "$work/$name/results.jsonl" ]]; then
