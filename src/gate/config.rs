@@ -63,8 +63,8 @@ pub const MAX_PRIOR_DF: f64 = 1000.0;
 /// tests share the rest. See [`GateConfig::holm_weights`].
 pub const DEFAULT_ENGINE_WIDE_SHARE: f64 = 0.25;
 
-/// The noise class of a metric: sets its default tolerance and noise prior.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The noise class of a metric: sets its default tolerance, and pools its rows' noise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum MetricClass {
     /// Throughputs, goodput, duration: steady, a few percent run to run.
     Throughput,

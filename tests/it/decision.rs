@@ -123,15 +123,15 @@ fn replayed_false_alarms_stay_at_alpha_and_a_big_slowdown_is_seen() {
         same.fail_rate()
     );
     // A doubled prefill TTFT (slot starvation doubled it and more) is caught in most of the
-    // 3 × 3 checks on this noisy corpus (83.5 % with learnt noise and the session term;
-    // README, "Decision quality").
+    // 3 × 3 checks on this noisy corpus (65.5 % with learnt noise and the session term, at 0 %
+    // false alarms; README, "Decision quality").
     let ttft = Change::Latency {
         metric: "ttft".into(),
         pct: 100.0,
         scenario: Some(PREFILL.into()),
     };
     let hit = replay(&all, d, &ttft, &cfg, 200, 2);
-    assert!(hit.fail_rate() >= 0.75, "detection {}", hit.fail_rate());
+    assert!(hit.fail_rate() >= 0.6, "detection {}", hit.fail_rate());
 }
 
 /// Seed 000 (vLLM v0.10.1: 6 models × 4 scenarios) as synthetic launches with 1 % launch-to-
