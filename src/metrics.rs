@@ -733,6 +733,19 @@ mod tests {
     }
 
     #[test]
+    fn in_flight_peak_counts_overlap_at_one_instant() {
+        // Four back-to-back pairs inside one second: two at a time, never more.
+        let spans: Vec<(u64, u64)> = (0..4)
+            .flat_map(|i| [(i * 100, i * 100 + 100), (i * 100 + 10, i * 100 + 100)])
+            .collect();
+        assert_eq!(max_in_flight(&spans), 2);
+        // A span that ends when the next starts does not overlap it.
+        assert_eq!(max_in_flight(&[(0, 5), (5, 9), (9, 12)]), 1);
+        assert_eq!(max_in_flight(&[(0, 10), (1, 9), (2, 8)]), 3);
+        assert_eq!(max_in_flight(&[]), 0);
+    }
+
+    #[test]
     fn output_tokens_usage_then_retokenized_then_chunks() {
         let mut acc = Accumulator::new(MetricsConfig::default());
         acc.add(&req(0, &[1, 2], Some(7)), Some(6));
