@@ -202,6 +202,11 @@ fn a_quiet_engine_is_heard_and_an_unchanged_one_passes() {
             .cloned()
             .collect();
         let (rep, pass) = seed_check(&b, &cur);
+        eprintln!(
+            "seed 000, 1 % noise, A/A {nb} × {nc}: {:.1} % of gated rows pass, {:?}",
+            100.0 * pass,
+            rep.counts
+        );
         assert_eq!(rep.counts.regressed, 0, "{nb}×{nc}: {:?}", rep.counts);
         assert_ne!(rep.verdict, TopVerdict::Fail);
         assert!(pass >= 0.9, "{nb}×{nc}: {pass} {:?}", rep.counts);
