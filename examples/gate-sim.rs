@@ -13,6 +13,8 @@
 //! `--session-sd K` gives each side of a stored comparison a session offset per metric, shared
 //! by every row of the side, of K times the row's launch sd (the baseline recorded in one
 //! session, the candidate in another; the records carry those sessions). Default 0.
+//! `--same-session 1` records both sides in one session (no offset, and the gate knows it: the
+//! design of a baseline recorded beside the candidate).
 //!
 //! `--engine-wide-share` sets the gate's least share of α for the all-models tests (README,
 //! "Settings"); `--one-slower` the slowdown of the one-scenario column of the stored-baseline
@@ -310,6 +312,7 @@ fn side(
     id: &'static str,
     rng: &mut StdRng,
 ) -> Vec<ScenarioResult> {
+    let id = if sim.same_session { "one" } else { id };
     let session = Session::draw(id, sim.session_sd, rng);
     let mut out = Vec::new();
     for l in 0..n {
@@ -341,6 +344,8 @@ struct Sim {
     c: f64,
     /// Each side's session offset, in launch sds (0: none).
     session_sd: f64,
+    /// Both sides in one session.
+    same_session: bool,
 }
 
 fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64) -> Cell {
@@ -381,6 +386,7 @@ fn main() {
     let mut one_pct = 5.0f64;
     let mut c = LAUNCH_CORR;
     let mut session_sd = 0.0f64;
+    let mut same_session = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -400,6 +406,7 @@ fn main() {
             "--one-slower" => one_pct = v,
             "--launch-corr" => c = v,
             "--session-sd" => session_sd = v,
+            "--same-session" => same_session = v != 0.0,
             "--thr-tolerance" => {
                 cfg.metrics.insert(
                     "output_throughput".into(),
@@ -423,6 +430,7 @@ fn main() {
         cfg,
         c,
         session_sd,
+        same_session,
     };
     if ab {
         ab_table(&sim, seed, one);

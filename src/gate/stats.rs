@@ -418,6 +418,9 @@ pub fn outliers(xs: &[f64], k: f64) -> Vec<usize> {
 pub enum NotDecidable {
     /// Even endless candidate launches would not do: the baseline needs more launches.
     BaselineTooShort,
+    /// Even endless candidate and baseline launches would not do: the between-session term
+    /// bounds the precision (measure it over sessions, or compare in pairs with `ab`).
+    SessionBound,
     /// It would take more than the cap.
     MoreThan(u32),
 }
@@ -462,7 +465,10 @@ pub fn launches_needed(d: &Design, alpha: f64, cap: u32) -> Result<u32, NotDecid
         // Even endless launches keep the baseline's and the session's share of se².
         let floor = (d.sd * d.sd / d.n_base.max(1) as f64 + d.fixed_var).sqrt();
         let z = t_quantile(1.0 - alpha, f64::INFINITY) + 1.0;
-        return Err(if z * floor >= (d.lim - d.worse).abs() {
+        let gap = (d.lim - d.worse).abs();
+        return Err(if z * d.fixed_var.sqrt() >= gap {
+            NotDecidable::SessionBound
+        } else if z * floor >= gap {
             NotDecidable::BaselineTooShort
         } else {
             NotDecidable::MoreThan(cap)
@@ -730,10 +736,10 @@ mod tests {
             launches_needed(&d(0.0, 0.1, 2, 0.0), 0.05, 1000),
             Err(NotDecidable::BaselineTooShort)
         );
-        // So is a session term no launch can shrink.
+        // A session term no launch can shrink says so.
         assert_eq!(
             launches_needed(&d(0.0, 0.02, 1000, 0.03f64.powi(2)), 0.05, 1000),
-            Err(NotDecidable::BaselineTooShort)
+            Err(NotDecidable::SessionBound)
         );
         assert_eq!(
             launches_needed(&d(0.045, 0.02, 1000, 0.0), 0.05, 10),

@@ -852,6 +852,10 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
                 note.push_str(&match needed {
                     Ok(n) if t.paired => format!("; likely decided with {n} pair(s) in all"),
                     Ok(n) => format!("; likely decided with {n} candidate launch(es)"),
+                    Err(NotDecidable::SessionBound) => "; the between-session offset bounds it: \
+                        record the baseline over ≥ 2 sessions (`perfgate baseline calibrate`) or \
+                        compare in pairs (`perfgate ab`)"
+                        .to_string(),
                     Err(NotDecidable::BaselineTooShort) => {
                         "; needs more baseline launches to decide".to_string()
                     }

@@ -57,7 +57,9 @@ pub fn render(rows: &[NoiseRow]) -> String {
                     format!("{:.1} % ({:.0}){src}", l.gate_sd_pct, l.gate_df),
                     format!("{:.0} %", r.tolerance_pct),
                     r.launches_to_pass
-                        .map_or("more baseline launches".into(), |n| n.to_string()),
+                        .map_or("more baseline launches or sessions".into(), |n| {
+                            n.to_string()
+                        }),
                 ]
             })
             .collect();
