@@ -102,6 +102,37 @@ fn launch_correlations(a: &[Launch], scenarios: &[String], cfg: &GateConfig) {
     );
 }
 
+/// A row made worse by exactly its tolerance must rarely pass (its pass bound is one-sided at
+/// `equivalence_alpha`, 5 %): per scenario, the candidate's throughput × 0.95 (δ 5 %) or its median
+/// TTFT × 1.10 (δ 10 %) in that scenario only, and the share of checks that row passes.
+fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_splits: usize) {
+    println!();
+    println!("a row worse by exactly δ: share of checks in which it PASSes (should be ≤ 5 %):");
+    println!();
+    println!("| scenario | design | output_throughput × 0.95 | median_ttft_ms × 1.10 |");
+    println!("|---|---|--:|--:|");
+    for s in scenarios {
+        for (nb, nc) in [(2, 2), (3, 3), (5, 3)] {
+            let d = Design {
+                n_base: nb,
+                n_cur: nc,
+            };
+            let thr = Change::Slower {
+                pct: 5.0,
+                scenario: Some(s.clone()),
+            };
+            let ttft = Change::Latency {
+                metric: "ttft".into(),
+                pct: 10.0,
+                scenario: Some(s.clone()),
+            };
+            let t = replay(a, d, &thr, cfg, max_splits, 5).row_pass_rate(s, "output_throughput");
+            let l = replay(a, d, &ttft, cfg, max_splits, 6).row_pass_rate(s, "median_ttft_ms");
+            println!("| {s} | {nb} × {nc} | {} | {} |", pct(t), pct(l));
+        }
+    }
+}
+
 /// Session splits: every launch of one recording session as the baseline, every launch of
 /// another as the candidate (the split a stored baseline and a later check make), each way.
 fn session_splits(a: &[Launch], cfg: &GateConfig) {
@@ -313,6 +344,7 @@ fn main() {
         );
     }
 
+    worse_by_delta(&a, &scenarios, &cfg, max_splits);
     session_splits(&a, &cfg);
 
     println!();

@@ -353,6 +353,11 @@ pub const OUTLIER_MIN_LAUNCHES: usize = 8;
 /// 10 × 10 without it); `perfgate ab` cancels it, and a baseline recorded over sessions
 /// measures it.
 pub const SESSION_RATIO_PRIOR: f64 = 1.0;
+/// The weight of [`SESSION_RATIO_PRIOR`] against a measured λ, in session comparisons: one, as
+/// much as a baseline of two sessions shows. Two sessions alone cannot tell a session effect of
+/// zero from a large one, so a λ measured on one df is halfway to the prior; ten sessions (9 df)
+/// outweigh it nine to one.
+pub const SESSION_PRIOR_DF: f64 = 1.0;
 
 /// The between-session term of a row.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -379,8 +384,9 @@ pub struct SessionTerm {
 #[derive(Debug, Clone, Default)]
 pub struct Priors {
     learnt: BTreeMap<MetricClass, Prior>,
-    /// Per metric: (Σ between-session variance × df, Σ within-session variance × df).
-    sessions: BTreeMap<String, (f64, f64)>,
+    /// Per metric: (Σ between-session variance × df, Σ within-session variance × df, the most
+    /// between-session df of one row: the session comparisons behind it).
+    sessions: BTreeMap<String, (f64, f64, f64)>,
 }
 
 impl Priors {
@@ -390,7 +396,7 @@ impl Priors {
         rows: impl IntoIterator<Item = (&'a str, (f64, f64), Vec<SessionAnova>)>,
     ) -> Priors {
         let mut vars: BTreeMap<MetricClass, Vec<(f64, f64)>> = BTreeMap::new();
-        let mut sessions: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+        let mut sessions: BTreeMap<String, (f64, f64, f64)> = BTreeMap::new();
         for (metric, (ss, nu), anovas) in rows {
             let e = vars.entry(MetricClass::of(metric)).or_default();
             if nu > 0.0 {
@@ -400,6 +406,7 @@ impl Priors {
                 let s = sessions.entry(metric.to_string()).or_default();
                 s.0 += a.between_var() * a.df_between;
                 s.1 += a.ms_within * a.df_between;
+                s.2 = s.2.max(a.df_between);
             }
         }
         let learnt = vars
@@ -426,19 +433,26 @@ impl Priors {
         self.learnt.get(&MetricClass::of(metric))
     }
 
-    /// λ for `metric`: measured from its rows' sessions, else from every metric's, else
-    /// [`SESSION_RATIO_PRIOR`] (with `measured` false).
+    /// λ for `metric`: measured from its rows' sessions (else from every metric's), combined
+    /// with [`SESSION_RATIO_PRIOR`] worth [`SESSION_PRIOR_DF`] by their degrees of freedom (the
+    /// session comparisons behind the measurement: 1 for two sessions); the prior alone, with
+    /// `measured` false, when no side spans two sessions.
     pub fn session_ratio(&self, metric: &str) -> (f64, bool) {
-        let ratio = |(b, w): (f64, f64)| (w > 0.0).then(|| b / w);
-        if let Some(r) = self.sessions.get(metric).copied().and_then(ratio) {
-            return (r, true);
-        }
-        let all = self
+        let measured = |(b, w, df): (f64, f64, f64)| (w > 0.0).then(|| (b / w, df));
+        let all = self.sessions.values().fold((0.0, 0.0, 0.0f64), |a, s| {
+            (a.0 + s.0, a.1 + s.1, a.2.max(s.2))
+        });
+        let got = self
             .sessions
-            .values()
-            .fold((0.0, 0.0), |a, s| (a.0 + s.0, a.1 + s.1));
-        match ratio(all) {
-            Some(r) => (r, true),
+            .get(metric)
+            .copied()
+            .and_then(measured)
+            .or_else(|| measured(all));
+        match got {
+            Some((r, df)) => (
+                (SESSION_PRIOR_DF * SESSION_RATIO_PRIOR + df * r) / (SESSION_PRIOR_DF + df),
+                true,
+            ),
             None => (SESSION_RATIO_PRIOR, false),
         }
     }

@@ -118,6 +118,8 @@ pub struct Tally {
     pub improved: usize,
     /// Per metric class (and the engine-wide tests): (rows, pass, regressed).
     pub by_class: Vec<(String, usize, usize, usize)>,
+    /// Per (scenario, metric) of the gated rows: (rows, pass).
+    pub by_row: Vec<((String, String), usize, usize)>,
 }
 
 impl Tally {
@@ -135,6 +137,14 @@ impl Tally {
             self.regressed += usize::from(g);
             self.inconclusive += usize::from(r.verdict == Verdict::Inconclusive);
             self.improved += usize::from(r.verdict == Verdict::Improved);
+            let key = (r.scenario.clone(), r.metric.clone());
+            match self.by_row.iter_mut().find(|x| x.0 == key) {
+                Some(x) => {
+                    x.1 += 1;
+                    x.2 += usize::from(p);
+                }
+                None => self.by_row.push((key, 1, usize::from(p))),
+            }
             let class = class_name(&r.scenario, &r.metric);
             match self.by_class.iter_mut().find(|c| c.0 == class) {
                 Some(c) => {
@@ -155,6 +165,14 @@ impl Tally {
 
     pub fn pass_share(&self) -> f64 {
         ratio(self.pass, self.rows)
+    }
+
+    /// The share of checks whose row (`scenario`, `metric`) passed.
+    pub fn row_pass_rate(&self, scenario: &str, metric: &str) -> f64 {
+        self.by_row
+            .iter()
+            .find(|x| x.0 .0 == scenario && x.0 .1 == metric)
+            .map_or(0.0, |x| ratio(x.2, x.1))
     }
 }
 
