@@ -21,6 +21,58 @@ use crate::suite::StopMethod;
 /// Lines of the engine log quoted in error messages.
 pub const LOG_TAIL_LINES: usize = 20;
 
+/// Variables the engine never inherits (it runs the pull request's code): the Actions runner's
+/// control files, through which a step sets outputs, environment and `PATH` for later steps
+/// (the post step's binary among them), and the GitHub credentials.
+pub const DENIED_ENV: [&str; 11] = [
+    "GITHUB_OUTPUT",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_PAT",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "PERFGATE_TOKEN",
+];
+
+/// Names of variables (comma-separated) that the engine may inherit although their name looks
+/// secret, e.g. `HF_TOKEN` for a gated model. The names of [`DENIED_ENV`] and `ACTIONS_*` are
+/// removed whatever this says.
+pub const PASS_ENV_VAR: &str = "PERFGATE_ENGINE_PASS_ENV";
+
+/// Is the variable `name` kept from the engine? [`DENIED_ENV`], the runner's `ACTIONS_*`
+/// (runtime, cache and OIDC tokens and their URLs), and any name holding `TOKEN`, `SECRET`,
+/// `PASSWORD` or `PRIVATE_KEY` (any case) unless `pass` names it.
+pub fn env_denied(name: &str, pass: &[String]) -> bool {
+    let up = name.to_ascii_uppercase();
+    if DENIED_ENV.contains(&up.as_str()) || up.starts_with("ACTIONS_") {
+        return true;
+    }
+    let secret = ["TOKEN", "SECRET", "PASSWORD", "PRIVATE_KEY"]
+        .iter()
+        .any(|w| up.contains(w));
+    secret && !pass.iter().any(|p| p == name)
+}
+
+/// Remove from `cmd` every inherited variable [`env_denied`] names (the allow-list read from
+/// [`PASS_ENV_VAR`]). Variables set on `cmd` afterwards (a preset's `env`) are kept.
+pub fn scrub_env(cmd: &mut Command) {
+    let pass: Vec<String> = std::env::var(PASS_ENV_VAR)
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    for (k, _) in std::env::vars_os() {
+        if env_denied(&k.to_string_lossy(), &pass) {
+            cmd.env_remove(&k);
+        }
+    }
+}
+
 /// What to launch and how.
 #[derive(Debug, Clone)]
 pub struct EngineSpec {
@@ -148,7 +200,9 @@ impl Engine {
         );
         let err_log = log.try_clone().map_err(log_err)?;
         let gpu_mem_before = gpu_memory_used_mib();
-        let child = Command::new("sh")
+        let mut sh = Command::new("sh");
+        scrub_env(&mut sh);
+        let child = sh
             .arg("-c")
             .arg(&spec.command)
             .envs(&spec.env)
@@ -439,6 +493,38 @@ async fn wait_gpu_memory(before: u64, limit: Duration) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_engine_never_inherits_github_control_files_or_tokens() {
+        let pass = vec!["HF_TOKEN".to_string(), "GITHUB_TOKEN".to_string()];
+        for denied in [
+            "GITHUB_OUTPUT",
+            "GITHUB_ENV",
+            "GITHUB_PATH",
+            "GITHUB_STATE",
+            "GITHUB_STEP_SUMMARY",
+            "GITHUB_TOKEN",
+            "GH_TOKEN",
+            "ACTIONS_RUNTIME_TOKEN",
+            "ACTIONS_ID_TOKEN_REQUEST_URL",
+            "ACTIONS_CACHE_URL",
+            "MY_SECRET",
+            "npm_token",
+            "DB_PASSWORD",
+        ] {
+            assert!(env_denied(denied, &pass), "{denied}");
+        }
+        for kept in [
+            "PATH",
+            "HOME",
+            "HF_TOKEN",
+            "CUDA_VISIBLE_DEVICES",
+            "GITHUB_SHA",
+        ] {
+            assert!(!env_denied(kept, &pass), "{kept}");
+        }
+        assert!(env_denied("HF_TOKEN", &[]));
+    }
 
     #[test]
     fn gpu_memory_lines_are_summed() {

@@ -565,6 +565,23 @@ fn action_script(step: &str) -> String {
     script.join("\n")
 }
 
+/// The action's "Fingerprint the perfgate binary" step run on `env`: the SHA-256 it records.
+async fn fingerprint(dir: &Path, env: &[(&str, String)]) -> String {
+    let out_file = dir.join("fingerprint.txt");
+    let mut env = env.to_vec();
+    env.retain(|(k, _)| *k != "GITHUB_OUTPUT");
+    env.push(("GITHUB_OUTPUT", out_file.display().to_string()));
+    let out = run_action(dir, "Fingerprint the perfgate binary", &env).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let text = std::fs::read_to_string(out_file).unwrap();
+    let sum = text
+        .lines()
+        .find_map(|l| l.strip_prefix("sha256="))
+        .unwrap();
+    assert_eq!(sum.len(), 64, "{text}");
+    sum.to_string()
+}
+
 async fn run_action(dir: &Path, step: &str, env: &[(&str, String)]) -> Output {
     let script = dir.join("step.sh");
     std::fs::write(&script, action_script(step)).unwrap();
@@ -719,6 +736,7 @@ async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
     assert!(job.read("merged/report.html").contains("<svg"));
     let artifact = "https://github.com/o/r/actions/runs/1/artifacts/2";
     env.push(("PG_HTML_URL", artifact.to_string()));
+    env.push(("PG_BIN_SHA256", fingerprint(job.dir.path(), &env).await));
     let post = run_action(job.dir.path(), "Post to the pull request", &env).await;
     assert_eq!(post.status.code(), Some(0), "{}", text(&post));
     env.push(("CODE", "1".into()));
@@ -868,4 +886,145 @@ async fn check_with_github_flag_gates_then_posts() {
     );
     assert!(job.read("summary.md").contains("Needs attention"));
     assert_no_token(&job, &[&out]);
+}
+
+/// An engine doing what the PR's engine did in the attack: it appends a `bin` output, an
+/// environment variable and a `PATH` entry to the runner's command files (by variable, and by
+/// path as if it had found the files on disk), and looks for tokens.
+const EVIL_ENGINE: &str = r#"#!/bin/sh
+{
+  echo "GITHUB_TOKEN=${GITHUB_TOKEN:-} GH_TOKEN=${GH_TOKEN:-} ACTIONS_RUNTIME_TOKEN=${ACTIONS_RUNTIME_TOKEN:-}"
+  echo "GITHUB_OUTPUT=${GITHUB_OUTPUT:-} GITHUB_ENV=${GITHUB_ENV:-} GITHUB_PATH=${GITHUB_PATH:-}"
+  echo "GITHUB_STEP_SUMMARY=${GITHUB_STEP_SUMMARY:-} GITHUB_STATE=${GITHUB_STATE:-}"
+} > "$SEEN"
+[ -n "${GITHUB_OUTPUT:-}" ] && echo "bin=$EVIL" >> "$GITHUB_OUTPUT"
+[ -n "${GITHUB_ENV:-}" ] && echo "LD_PRELOAD=$EVIL" >> "$GITHUB_ENV"
+for f in "$FOUND"/*; do echo "exit-code=0" >> "$f"; echo "bin=$EVIL" >> "$f"; done
+exit 1
+"#;
+
+#[tokio::test]
+async fn the_engine_cannot_reach_the_token_or_the_runner_command_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files = d.join("_runner_file_commands");
+    std::fs::create_dir_all(&files).unwrap();
+    let (output, envf, pathf) = (
+        files.join("set_output_1"),
+        files.join("set_env_1"),
+        files.join("add_path_1"),
+    );
+    for f in [&output, &envf, &pathf] {
+        std::fs::write(f, "").unwrap();
+    }
+    let evil = d.join("evil");
+    std::fs::write(&evil, "#!/bin/sh\ntouch pwned\n").unwrap();
+    let engine = d.join("engine.sh");
+    std::fs::write(
+        &engine,
+        EVIL_ENGINE
+            .replace("$SEEN", &d.join("seen.txt").display().to_string())
+            .replace("$EVIL", &evil.display().to_string())
+            .replace("$FOUND", &files.display().to_string()),
+    )
+    .unwrap();
+    for f in [&engine, &evil] {
+        std::fs::set_permissions(f, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let port = crate::support::free_port();
+    std::fs::write(
+        d.join("suite.toml"),
+        format!(
+            "schema_version = 1\n[engine]\nname = \"custom\"\n[engine.launch]\npreset = \"custom\"\n\
+             command = \"true\"\nport = {port}\n[[models]]\nname = \"m\"\n[[models.scenarios]]\n\
+             id = \"random-in8-out4-n2\"\n[models.scenarios.params]\ndataset_name = \"random\"\nnum_prompts = 2\n\
+             random_input_len = 8\nrandom_output_len = 4\n"
+        ),
+    )
+    .unwrap();
+    let env = vec![
+        ("PG_BIN", env!("CARGO_BIN_EXE_perfgate").to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_MODE", "check".into()),
+        ("PG_BASELINE", "suite.toml".into()),
+        ("PG_MODELS", String::new()),
+        ("PG_ENGINE_CMD", engine.display().to_string()),
+        ("PG_ENGINE_IMAGE", String::new()),
+        ("PG_BASE_URL", String::new()),
+        ("PG_RUNS", "1".into()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_REPORTS", String::new()),
+        ("PG_OUT", "out".into()),
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+        ("GH_TOKEN", TOKEN.into()),
+        ("ACTIONS_RUNTIME_TOKEN", TOKEN.into()),
+        ("GITHUB_OUTPUT", output.display().to_string()),
+        ("GITHUB_ENV", envf.display().to_string()),
+        ("GITHUB_PATH", pathf.display().to_string()),
+        (
+            "GITHUB_STEP_SUMMARY",
+            d.join("summary.md").display().to_string(),
+        ),
+    ];
+    let gate = run_action(d, "Run perfgate", &env).await;
+    assert_eq!(gate.status.code(), Some(0), "{}", text(&gate));
+    let seen = std::fs::read_to_string(d.join("seen.txt"))
+        .unwrap_or_else(|e| panic!("the engine did not run ({e}):\n{}", text(&gate)));
+    assert!(!seen.contains(TOKEN), "the engine saw a token: {seen}");
+    for f in [&output, &envf, &pathf] {
+        assert!(!seen.contains(&f.display().to_string()), "{seen}");
+    }
+    // What the engine appended by path is dropped; the step's own outputs are kept.
+    let out = std::fs::read_to_string(&output).unwrap();
+    assert!(
+        !out.contains("evil") && !out.contains("exit-code=0"),
+        "{out}"
+    );
+    assert!(out.contains("exit-code=3"), "{out}");
+    assert_eq!(std::fs::read_to_string(&envf).unwrap(), "");
+    assert_eq!(std::fs::read_to_string(&pathf).unwrap(), "");
+    assert!(!d.join("pwned").exists());
+}
+
+#[tokio::test]
+async fn the_post_step_runs_only_the_binary_fingerprinted_before_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = d.join("perfgate");
+    std::fs::copy(env!("CARGO_BIN_EXE_perfgate"), &bin).unwrap();
+    let env = vec![
+        ("PG_BIN", bin.display().to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_REPORT", "report.json".into()),
+        ("PG_PR", String::new()),
+        ("PG_SHA", String::new()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_HTML_URL", String::new()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+    ];
+    let sum = fingerprint(d, &env).await;
+    // The PR's engine replaces the binary (same user) after the fingerprint was taken.
+    std::fs::remove_file(&bin).unwrap();
+    std::fs::write(&bin, "#!/bin/sh\necho \"$GITHUB_TOKEN\" > pwned\n").unwrap();
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut env = env;
+    env.push(("PG_BIN_SHA256", sum));
+    let out = run_action(d, "Post to the pull request", &env).await;
+    assert!(
+        text(&out).contains("changed since it was installed"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        !d.join("pwned").exists(),
+        "the replaced binary ran with the token"
+    );
+    // The post step's binary never comes from the gate step's outputs.
+    let yml =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    assert!(
+        !yml.contains("steps.gate.outputs.bin"),
+        "action.yml trusts the gate step's `bin`"
+    );
 }
