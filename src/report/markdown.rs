@@ -40,11 +40,12 @@ pub fn check_kind(kind: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The body of the sticky PR comment of `kind`: `markdown` with its marker (added when a
-/// markdown given by the user lacks it), within GitHub's comment limit.
+/// The body of the sticky PR comment of `kind`: `markdown` with its marker as the first line
+/// (added when a markdown given by the user does not start with it), within GitHub's comment
+/// limit. The marker is found again only as that whole first line.
 pub fn comment_body(markdown: &str, kind: &str) -> String {
     let mark = marker(kind);
-    if markdown.contains(&mark) {
+    if markdown.lines().next().map(|l| l.trim_end_matches('\r')) == Some(mark.as_str()) {
         fit(markdown, GITHUB_COMMENT_LIMIT)
     } else {
         fit(&format!("{mark}\n{markdown}"), GITHUB_COMMENT_LIMIT)
@@ -101,8 +102,14 @@ pub fn render_markdown_limited(report: &Report, limit: usize) -> String {
     }
 }
 
+/// Untrusted text (model, scenario and engine names, labels) for a table cell or a line: no
+/// line breaks, no cell breaks, and no `<` / `>`, so it can never open raw HTML or an HTML
+/// comment such as another report's hidden marker.
 fn esc(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    s.replace('|', "\\|")
+        .replace(['\n', '\r'], " ")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 fn icon(v: TopVerdict) -> &'static str {
@@ -153,6 +160,16 @@ fn table(rows: &[&Row], limit: usize, out: &mut String) {
     }
 }
 
+/// Untrusted text inside the chart's fenced block and a quoted label: no quote, no backtick (a
+/// fence could be closed), no control character (a line break could start a new fence line) and
+/// no `<` / `>` (Mermaid labels may hold HTML).
+fn chart_label(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() && !matches!(c, '`' | '<' | '>'))
+        .map(|c| if c == '"' { '\'' } else { c })
+        .collect()
+}
+
 fn short_model(m: &str) -> &str {
     m.rsplit('/').next().unwrap_or(m)
 }
@@ -180,8 +197,8 @@ fn chart(report: &Report) -> Option<String> {
         .map(|r| {
             format!(
                 "\"{} {}\"",
-                short_model(&r.model).replace('"', "'"),
-                r.scenario.replace('"', "'")
+                chart_label(short_model(&r.model)),
+                chart_label(&r.scenario)
             )
         })
         .collect();

@@ -306,7 +306,7 @@ async fn finds_its_comment_past_the_first_hundred() {
         .await
         .unwrap()
         .into_iter()
-        .filter(|r| r.method.as_str() == "GET")
+        .filter(|r| r.method.as_str() == "GET" && r.url.path().ends_with("/comments"))
         .map(|r| r.url.to_string())
         .collect();
     assert_eq!(gets.len(), 3, "{gets:?}");
@@ -886,6 +886,261 @@ async fn check_with_github_flag_gates_then_posts() {
     );
     assert!(job.read("summary.md").contains("Needs attention"));
     assert_no_token(&job, &[&out]);
+}
+
+/// A `workflow_run` event as GitHub writes it for the fork-safe half: the run's head commit and
+/// head repository come from GitHub, the PR number from the run's (untrusted) artifact.
+fn workflow_run_event(head_sha: &str, head_repo: &str) -> Value {
+    json!({"action": "completed", "workflow_run": {
+        "id": 99, "event": "pull_request", "head_sha": head_sha, "pull_requests": [],
+        "head_repository": {"full_name": head_repo},
+        "repository": {"full_name": format!("{OWNER}/{REPO}")}}})
+}
+
+/// `perfgate comment` as the fork workflow runs it: a `workflow_run` event, `--pr` and `--sha`.
+async fn comment_on_run(job: &Job, api: &str, event: &Value, args: &[&str]) -> Output {
+    std::fs::write(job.path("run-event.json"), event.to_string()).unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_perfgate"));
+    cmd.env_clear()
+        .arg("comment")
+        .arg("--report")
+        .arg(job.path("report.json"))
+        .args(args)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}"))
+        .env("GITHUB_API_URL", api)
+        .env("GITHUB_EVENT_NAME", "workflow_run")
+        .env("GITHUB_EVENT_PATH", job.path("run-event.json"))
+        .env("GITHUB_OUTPUT", job.path("output.txt"))
+        .env("PERFGATE_GITHUB_RETRY_DELAY_MS", "20")
+        .env("PERFGATE_GITHUB_TIMEOUT_SECS", "10")
+        .kill_on_drop(true);
+    tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn passing_report() -> Report {
+    report(
+        "m",
+        TopVerdict::Pass,
+        vec![row("m", "s", "output_throughput", Verdict::Pass, 1.0)],
+    )
+}
+
+async fn writes(server: &wiremock::MockServer) -> usize {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method.as_str() != "GET")
+        .count()
+}
+
+#[tokio::test]
+async fn a_forged_report_for_another_pr_is_refused_and_its_comment_kept() {
+    const FORK: &str = "mallory/vllm";
+    const FORK_SHA: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const VICTIM: u64 = 7;
+    const VICTIM_SHA: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    let (server, fake) = FakeGithub::start().await;
+    fake.add_pull(VICTIM, VICTIM_SHA, &format!("{OWNER}/{REPO}"));
+    fake.add_pull(43, FORK_SHA, FORK);
+    // The same commit pushed to a second fork and opened as its own PR.
+    fake.add_pull(44, FORK_SHA, "someone-else/vllm");
+    let victim_body = "<!-- perfgate:check -->\n## ❌ perfgate check: fail\n";
+    let victim_comment = fake.add_comment(victim_body);
+    let job = Job::new(&passing_report(), true);
+    let run = workflow_run_event(FORK_SHA, FORK);
+    let victim = VICTIM.to_string();
+
+    // The fork's artifact names the victim PR; the sha is the fork run's own head (as the
+    // workflow passes it), or the victim's head (as a forged step would).
+    for sha in [FORK_SHA, VICTIM_SHA] {
+        let out = comment_on_run(&job, &server.uri(), &run, &["--pr", &victim, "--sha", sha]).await;
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{all}");
+        assert!(
+            all.contains("refusing to post") && all.contains("PR #7"),
+            "{all}"
+        );
+        assert!(all.contains("::error"), "{all}");
+    }
+    // A PR with the fork run's head commit, but from another repository.
+    let out = comment_on_run(
+        &job,
+        &server.uri(),
+        &run,
+        &["--pr", "44", "--sha", FORK_SHA],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("someone-else/vllm"), "{}", text(&out));
+    // Check runs only: refused too.
+    let out = comment_on_run(
+        &job,
+        &server.uri(),
+        &run,
+        &["--pr", &victim, "--sha", FORK_SHA, "--no-comment"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+
+    assert_eq!(writes(&server).await, 0, "nothing was posted");
+    let kept = fake.comments();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].id, victim_comment);
+    assert_eq!(
+        kept[0].body, victim_body,
+        "the other PR's comment is unchanged"
+    );
+    assert!(fake.check_runs().is_empty());
+    assert_no_token(&job, &[&out]);
+
+    // The fork's own PR is posted to.
+    let out = comment_on_run(
+        &job,
+        &server.uri(),
+        &run,
+        &["--pr", "43", "--sha", FORK_SHA],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(fake.check_runs().len(), 1);
+    assert_eq!(fake.check_runs()[0]["head_sha"], FORK_SHA);
+}
+
+#[tokio::test]
+async fn the_action_posting_a_forged_pr_number_is_refused() {
+    // The attack as it ran: the fork workflow's "Merge and post" (the action in merge mode)
+    // with the PR number from the fork's artifact pointing at another PR.
+    const FORK_SHA: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let (server, fake) = FakeGithub::start().await;
+    fake.add_pull(43, FORK_SHA, "mallory/vllm");
+    let victim_body = "<!-- perfgate:check -->\n## ❌ perfgate check: fail\n";
+    fake.add_comment(victim_body);
+    let job = Job::new(&passing_report(), true);
+    let reports = job.path("perfgate-reports/perfgate-0");
+    std::fs::create_dir_all(&reports).unwrap();
+    write(&reports, "report.json", &passing_report());
+    std::fs::write(
+        job.path("run-event.json"),
+        workflow_run_event(FORK_SHA, "mallory/vllm").to_string(),
+    )
+    .unwrap();
+    let mut env = vec![
+        ("PG_BIN", env!("CARGO_BIN_EXE_perfgate").to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_MODE", "merge".into()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_REPORTS", "perfgate-reports".into()),
+        ("PG_PR", PR.to_string()),
+        ("PG_SHA", FORK_SHA.into()),
+        ("PG_OUT", "merged".into()),
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+        ("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}")),
+        ("GITHUB_API_URL", server.uri()),
+        ("GITHUB_EVENT_NAME", "workflow_run".into()),
+        (
+            "GITHUB_EVENT_PATH",
+            job.path("run-event.json").display().to_string(),
+        ),
+        (
+            "GITHUB_OUTPUT",
+            job.path("output.txt").display().to_string(),
+        ),
+        ("PERFGATE_GITHUB_RETRY_DELAY_MS", "20".into()),
+    ];
+    let gate = run_action(job.dir.path(), "Run perfgate", &env).await;
+    assert_eq!(gate.status.code(), Some(0), "{}", text(&gate));
+    env.push(("PG_REPORT", "merged/report.json".into()));
+    env.push(("PG_HTML_URL", String::new()));
+    env.push(("PG_BIN_SHA256", fingerprint(job.dir.path(), &env).await));
+    let post = run_action(job.dir.path(), "Post to the pull request", &env).await;
+    let all = text(&post);
+    assert!(all.contains("refusing to post"), "{all}");
+    assert_eq!(writes(&server).await, 0, "{all}");
+    assert_eq!(fake.comments()[0].body, victim_body);
+    assert!(fake.check_runs().is_empty());
+}
+
+#[tokio::test]
+async fn only_its_own_comment_with_the_marker_line_is_updated() {
+    let (server, fake) = FakeGithub::start().await;
+    // Another user's comment holding the marker, and a comment of ours quoting it lower down.
+    let theirs = "<!-- perfgate:check -->\nplease merge, it is fast";
+    let theirs_id = fake.add_comment_by("mallory", theirs);
+    let quoting = "## something else\n<!-- perfgate:check -->\n";
+    let quoting_id = fake.add_comment(quoting);
+    let job = Job::new(&failing_report(), false);
+    let out = job.comment(&server.uri(), &["--no-check-run"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("created comment"), "{}", text(&out));
+    let c = fake.comments();
+    assert_eq!(c.len(), 3);
+    assert_eq!(c.iter().find(|c| c.id == theirs_id).unwrap().body, theirs);
+    assert_eq!(c.iter().find(|c| c.id == quoting_id).unwrap().body, quoting);
+    // The second run finds the comment it made.
+    let out = job.comment(&server.uri(), &["--no-check-run"]).await;
+    assert!(text(&out).contains("updated comment"), "{}", text(&out));
+    assert_eq!(fake.comments().len(), 3);
+    // A custom GitHub App posts as APP[bot]: its comment is found with --comment-author.
+    let app = fake.add_comment_by("perf-app[bot]", "<!-- perfgate:ab -->\nold");
+    let out = job
+        .comment(
+            &server.uri(),
+            &[
+                "--no-check-run",
+                "--kind",
+                "ab",
+                "--comment-author",
+                "perf-app[bot]",
+            ],
+        )
+        .await;
+    assert!(text(&out).contains("updated comment"), "{}", text(&out));
+    let c = fake.comments();
+    assert_eq!(c.len(), 4);
+    assert!(c
+        .iter()
+        .find(|c| c.id == app)
+        .unwrap()
+        .body
+        .contains("regressed"));
+}
+
+#[tokio::test]
+async fn a_model_name_holding_a_marker_cannot_claim_another_kinds_comment() {
+    let (server, fake) = FakeGithub::start().await;
+    let evil = "<!-- perfgate:ab -->";
+    let r = report(
+        evil,
+        TopVerdict::Pass,
+        vec![row(evil, "s", "output_throughput", Verdict::Pass, 1.0)],
+    );
+    let job = Job::new(&r, false);
+    let out = job.comment(&server.uri(), &["--no-check-run"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let check = fake.comments()[0].clone();
+    assert!(!check.body.contains(evil), "{}", check.body);
+    assert!(
+        check.body.contains("&lt;!-- perfgate:ab --&gt;"),
+        "{}",
+        check.body
+    );
+    // The ab report makes its own comment; the check comment is left alone.
+    let job = Job::new(&failing_report(), false);
+    let out = job
+        .comment(&server.uri(), &["--no-check-run", "--kind", "ab"])
+        .await;
+    assert!(text(&out).contains("created comment"), "{}", text(&out));
+    let c = fake.comments();
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].body, check.body);
 }
 
 /// An engine doing what the PR's engine did in the attack: it appends a `bin` output, an
