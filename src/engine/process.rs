@@ -1,6 +1,13 @@
 //! One engine process: spawned with `sh -c` in its own process group with its output in a log
 //! file, probed until ready, watched while it serves, and stopped (docker stop, SIGTERM to the
 //! group, a grace period, SIGKILL) with the port and GPU memory waited for afterwards.
+//!
+//! The engine never outlives perfgate. Its leader gets a parent-death signal (SIGKILL, set
+//! before `exec`), and a reaper (`sh`, in a process group of its own, ignoring SIGINT, SIGTERM
+//! and SIGHUP) reads a socket whose other end only perfgate holds: when perfgate is gone in any
+//! way, SIGKILL included, that end closes and the reaper sends SIGTERM, then after the grace
+//! period SIGKILL, to the engine's whole process group, and runs `docker rm -f` on a container
+//! perfgate named. A process that leaves the group (`setsid`, a double fork) escapes both.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -113,6 +120,60 @@ pub struct Engine {
     pgid: Pid,
     exit: Option<ExitStatus>,
     gpu_mem_before: Option<u64>,
+    /// Stops the group if perfgate dies; `None` if it could not be started (said on stderr).
+    reaper: Option<Reaper>,
+}
+
+/// The reaper process and perfgate's end of its socket pair (never written: closing it, which
+/// the kernel does when perfgate exits in any way, is the signal).
+#[derive(Debug)]
+struct Reaper {
+    child: Child,
+    _link: std::os::unix::net::UnixStream,
+}
+
+/// The reaper's script: `$1` the engine's process group, `$2` the grace period in seconds, `$3`
+/// a container to remove (or empty). `read` returns at end of file, when perfgate is gone.
+const REAPER: &str = "read -r _; kill -TERM \"-$1\" 2>/dev/null; \
+    if [ -n \"$3\" ]; then docker rm -f \"$3\" >/dev/null 2>&1; fi; \
+    i=0; while [ \"$i\" -lt \"$2\" ] && kill -0 \"-$1\" 2>/dev/null; do sleep 1; i=$((i+1)); done; \
+    kill -KILL \"-$1\" 2>/dev/null";
+
+impl Reaper {
+    /// Start the reaper of process group `pgid`.
+    fn start(pgid: Pid, grace: Duration, container: Option<&str>) -> std::io::Result<Reaper> {
+        // Both ends close-on-exec: no other child (the engine above all) holds perfgate's end.
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair()?;
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(REAPER)
+            .arg("perfgate-reaper")
+            .arg(pgid.as_raw().to_string())
+            .arg(grace.as_secs().max(1).to_string())
+            .arg(container.unwrap_or(""))
+            .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
+        // SAFETY: only async-signal-safe calls (sigaction) between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                use nix::sys::signal::{signal, SigHandler};
+                for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+                    signal(s, SigHandler::SigIgn).map_err(std::io::Error::from)?;
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn()?;
+        Ok(Reaper { child, _link: ours })
+    }
+
+    /// The engine is stopped: end the reaper without it doing anything.
+    fn dismiss(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// Is something already serving or bound at `port` on this machine?
@@ -202,26 +263,54 @@ impl Engine {
         let gpu_mem_before = gpu_memory_used_mib();
         let mut sh = Command::new("sh");
         scrub_env(&mut sh);
-        let child = sh
-            .arg("-c")
+        sh.arg("-c")
             .arg(&spec.command)
             .envs(&spec.env)
             .stdin(Stdio::null())
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(err_log))
-            .process_group(0)
-            .spawn()
-            .map_err(|reason| EngineError::Spawn {
-                command: spec.command.clone(),
-                reason,
-            })?;
+            .process_group(0);
+        let parent = nix::unistd::getpid();
+        // SAFETY: only async-signal-safe calls (prctl, getppid, kill) between fork and exec.
+        unsafe {
+            sh.pre_exec(move || {
+                // The leader dies with perfgate, even by SIGKILL. The signal follows the thread
+                // that spawned it: perfgate spawns engines from its runtime's thread, which lives
+                // as long as the process.
+                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
+                if nix::unistd::getppid() != parent {
+                    // perfgate died between fork and prctl.
+                    let _ = nix::sys::signal::kill(nix::unistd::getpid(), Signal::SIGKILL);
+                }
+                Ok(())
+            });
+        }
+        let child = sh.spawn().map_err(|reason| EngineError::Spawn {
+            command: spec.command.clone(),
+            reason,
+        })?;
         let pgid = Pid::from_raw(child.id() as i32);
+        let container = match &spec.stop {
+            StopMethod::Docker { container } => Some(container.as_str()),
+            _ => None,
+        };
+        let reaper = match Reaper::start(pgid, spec.grace, container) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!(
+                    "perfgate: warning: no reaper for the engine ({e}): if perfgate is killed, \
+                     processes of the engine's group {pgid} may be left"
+                );
+                None
+            }
+        };
         Ok(Engine {
             spec,
             child: Some(child),
             pgid,
             exit: None,
             gpu_mem_before,
+            reaper,
         })
     }
 
@@ -313,6 +402,9 @@ impl Engine {
             }
         }
         out.status = self.exited();
+        if let Some(r) = self.reaper.take() {
+            r.dismiss();
+        }
         out.port_freed = wait_port_free(self.spec.port, Duration::from_secs(30)).await;
         if !out.port_freed {
             out.notes.push(format!(
@@ -357,6 +449,9 @@ impl Drop for Engine {
             if let Some(c) = self.child.as_mut() {
                 let _ = c.wait();
             }
+        }
+        if let Some(r) = self.reaper.take() {
+            r.dismiss();
         }
     }
 }
