@@ -193,7 +193,9 @@ pub fn port_in_use(port: u16) -> Option<String> {
     }
 }
 
-/// The last `n` lines of a log file (reads at most the last 64 KiB).
+/// The last `n` lines of a log file (reads at most the last 64 KiB), as untrusted text: the
+/// engine wrote it, so secrets are masked, control characters dropped and workflow commands
+/// defused ([`crate::redact::untrusted`]) before it reaches stderr, errors.jsonl or a report.
 pub fn log_tail(path: &Path, n: usize) -> String {
     let Ok(mut f) = File::open(path) else {
         return String::new();
@@ -208,7 +210,7 @@ pub fn log_tail(path: &Path, n: usize) -> String {
     let text = String::from_utf8_lossy(&buf);
     let lines: Vec<&str> = text.lines().collect();
     let from = lines.len().saturating_sub(n);
-    lines[from..].join("\n")
+    crate::redact::untrusted(&lines[from..].join("\n"))
 }
 
 fn describe(status: ExitStatus) -> String {

@@ -1192,3 +1192,46 @@ fn on_the_cpu_engine_sigterm_leaves_no_engine_process() {
 fn on_the_cpu_engine_sigkill_of_perfgate_leaves_no_engine_process() {
     cpu_check_killed_by(nix::sys::signal::Signal::SIGKILL);
 }
+
+#[test]
+fn secrets_escapes_and_workflow_commands_in_the_engine_log_never_reach_the_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let gh = "ghs_EngineLogSecret0123456789abcdef";
+    let sk = "sk-proj-EngineLogKey0123456789";
+    let cmd = format!(
+        "echo 'loading with GITHUB token {gh}'; echo 'OPENAI key {sk}'; \
+         printf 'x\\033[2J\\033]0;pwned\\007y\\n'; echo '::error title=forged::forged annotation'; exit 7"
+    );
+    let b = live_baseline(&cmd, &[("model-a", 4, 8)]);
+    let r = run_live(dir.path(), &b, &["--port", &port], Duration::from_secs(40));
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let out = dir.path().join("out");
+    let note = rows_of(&r.report, "model-a")[0]["note"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        note.contains("[REDACTED]"),
+        "the tail is quoted, masked: {note}"
+    );
+    let mut outputs = vec![("stderr".to_string(), r.stderr.clone())];
+    for f in ["errors.jsonl", "report.json", "report.md", "report.html"] {
+        let text = std::fs::read_to_string(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        outputs.push((f.to_string(), text));
+    }
+    for (name, text) in &outputs {
+        assert!(
+            !text.contains(gh) && !text.contains(sk),
+            "{name} holds a secret"
+        );
+        assert!(
+            !text.contains('\u{1b}') && !text.contains("\\u001b") && !text.contains('\u{7}'),
+            "{name} holds a control character"
+        );
+        assert!(
+            text.lines().all(|l| !l.starts_with("::error title=forged")),
+            "{name} holds a forged workflow command"
+        );
+    }
+}
