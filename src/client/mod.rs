@@ -461,7 +461,11 @@ impl Client {
             let text = String::from_utf8_lossy(&error_body);
             return Err(fail(
                 FailureKind::Http(head.status),
-                format!("HTTP {}: {}", head.status, crate::redact::text(text.trim())),
+                format!(
+                    "HTTP {}: {}",
+                    head.status,
+                    crate::redact::untrusted(text.trim())
+                ),
             ));
         }
         if !st.done {

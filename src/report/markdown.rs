@@ -102,14 +102,35 @@ pub fn render_markdown_limited(report: &Report, limit: usize) -> String {
     }
 }
 
-/// Untrusted text (model, scenario and engine names, labels) for a table cell or a line: no
-/// line breaks, no cell breaks, and no `<` / `>`, so it can never open raw HTML or an HTML
-/// comment such as another report's hidden marker.
+/// Untrusted text (model and engine names, labels) for a table cell or a line: no line breaks
+/// or other control characters, no cell breaks, no `<` / `>` (it can never open raw HTML or an
+/// HTML comment such as another report's hidden marker), no link or image syntax (`[`, `]`, `!`
+/// escaped) and no `@mention` (a zero-width space after `@`: nobody is notified).
 fn esc(s: &str) -> String {
-    s.replace('|', "\\|")
-        .replace(['\n', '\r'], " ")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' | '[' | ']' | '!' | '`' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '@' => out.push_str("@\u{200b}"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Untrusted text inside a code span of a table cell: no backtick (the span would close), no
+/// control character, and `|` escaped (GitHub splits cells before code spans).
+fn code(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() && *c != '`')
+        .collect::<String>()
+        .replace('|', "\\|")
 }
 
 fn icon(v: TopVerdict) -> &'static str {
@@ -142,8 +163,8 @@ fn table(rows: &[&Row], limit: usize, out: &mut String) {
         out.push_str(&format!(
             "| {} | `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
             esc(&r.model),
-            esc(&r.scenario),
-            esc(&r.metric),
+            code(&r.scenario),
+            code(&r.metric),
             fmt_value(&r.metric, r.baseline),
             fmt_value(&r.metric, r.current),
             fmt_change(r.change_pct),
@@ -348,6 +369,23 @@ pub fn with_html_link(markdown: &str, url: &str) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::report::sample;
+
+    #[test]
+    fn names_cannot_mention_embed_or_inject_html() {
+        let mut r = crate::report::sample::report();
+        r.rows[0].model = "@octocat ![t](https://x.test/p.png) [l](https://x.test) <img src=x> <!-- perfgate:ab -->".into();
+        r.rows[0].scenario = "s` <b>x</b> | @team".into();
+        let md = render_markdown(&r);
+        // Outside code: no mention. (Inside a code span or the chart's fence nothing links.)
+        assert!(!md.contains("@octocat"), "{md}");
+        assert!(!md.contains("![t]") && !md.contains("[l](https"), "{md}");
+        assert!(
+            !md.contains("<img") && !md.contains("<!-- perfgate:ab"),
+            "{md}"
+        );
+        assert!(!md.contains("s` <b>"), "{md}");
+        assert!(md.starts_with("<!-- perfgate:check -->\n"), "{md}");
+    }
 
     #[test]
     fn html_link_goes_under_the_heading() {

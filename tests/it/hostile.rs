@@ -551,3 +551,25 @@ fn a_failed_write_leaves_the_old_baseline_whole() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(left.len(), 2, "no temporary file left behind");
 }
+
+#[test]
+fn an_error_body_cannot_forge_workflow_commands_or_terminal_escapes() {
+    let (port, _) = serve(|mut c, _| {
+        if read_request(&mut c) {
+            let body = "oops\n::error title=forged::the PR is fine\n\x1b]0;pwned\x07\x1b[2Jdone";
+            let _ = c.write_all(
+                format!(
+                    "HTTP/1.1 500 Internal Server Error\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    let (r, _) = one(port, 10.0);
+    assert_eq!(kind(&r), "http_500");
+    let msg = r.failure.unwrap().message;
+    assert!(msg.contains("oops") && msg.contains("done"), "{msg}");
+    assert!(msg.lines().all(|l| !l.starts_with("::")), "{msg}");
+    assert!(!msg.contains('\x1b') && !msg.contains('\x07'), "{msg:?}");
+}
