@@ -17,6 +17,9 @@ pub const GITHUB_CHECK_SUMMARY_LIMIT: usize = 65_535;
 /// bytes, this many always fit.
 pub const GITHUB_STEP_SUMMARY_LIMIT: usize = 1024 * 1024 / 4;
 
+/// An error row's reason in a table cell is cut to this many characters.
+const REASON_CHARS: usize = 160;
+
 /// At most this many bars in the chart.
 const MAX_BARS: usize = 40;
 
@@ -159,6 +162,20 @@ fn table(rows: &[&Row], limit: usize, out: &mut String) {
         let verdict = match fmt_needed(r) {
             Some(n) => format!("{} ({n})", verdict_cell(r)),
             None => verdict_cell(r),
+        };
+        // An error or missing row says why (the first line of its note, shortened).
+        let verdict = match (&r.note, r.verdict) {
+            (Some(note), Verdict::Error | Verdict::Missing) => {
+                let first = note.lines().next().unwrap_or("").trim();
+                let short: String = first.chars().take(REASON_CHARS).collect();
+                let more = if first.chars().count() > REASON_CHARS {
+                    "…"
+                } else {
+                    ""
+                };
+                format!("{verdict}: {}{more}", esc(&short))
+            }
+            _ => verdict,
         };
         out.push_str(&format!(
             "| {} | `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",

@@ -1279,3 +1279,46 @@ async fn the_post_step_runs_only_the_binary_fingerprinted_before_the_engine() {
         "action.yml trusts the gate step's `bin`"
     );
 }
+
+#[tokio::test]
+async fn comment_posts_what_the_rows_support_not_the_reports_word() {
+    let (server, fake) = FakeGithub::start().await;
+    // A report saying "pass" over a regressed gated row.
+    let mut lying = failing_report();
+    lying.verdict = TopVerdict::Pass;
+    let job = Job::new(&lying, false);
+    let out = job.comment(&server.uri(), &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("says `pass` but its rows say `fail`"),
+        "{}",
+        text(&out)
+    );
+    assert!(fake.comments()[0].body.contains("perfgate check: fail"));
+    assert_eq!(fake.check_runs()[0]["conclusion"], "failure");
+    // A report that compared nothing (a matrix job with no rows) does not pass.
+    let empty = report("m", TopVerdict::Pass, vec![]);
+    let job = Job::new(&empty, false);
+    let out = job.comment(&server.uri(), &[]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert_eq!(fake.check_runs()[1]["conclusion"], "failure");
+    // Nor does a merge holding such a job's report.
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &passing_report());
+    let b = write(dir.path(), "b.json", &empty);
+    let merged = dir.path().join("merged.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .arg("merge")
+        .args([&a, &b])
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() || out.status.code() == Some(3),
+        "{}",
+        text(&out)
+    );
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(m["verdict"], "error", "{m:#}");
+}
