@@ -573,3 +573,20 @@ fn an_error_body_cannot_forge_workflow_commands_or_terminal_escapes() {
     assert!(msg.lines().all(|l| !l.starts_with("::")), "{msg}");
     assert!(!msg.contains('\x1b') && !msg.contains('\x07'), "{msg:?}");
 }
+
+#[test]
+fn an_endless_header_flood_is_response_too_large() {
+    let (port, _) = serve(|mut c, _| {
+        if read_request(&mut c) {
+            let _ = c.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n");
+            flood(
+                &mut c,
+                &b"x-flood: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n"
+                    .repeat(256),
+            );
+        }
+    });
+    let (r, took) = one(port, 10.0);
+    assert_eq!(kind(&r), "response_too_large", "{:?}", r.failure);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
