@@ -148,8 +148,19 @@ impl Context {
             .clone()
             .or_else(|| get("GITHUB_API_URL"))
             .unwrap_or_else(|| DEFAULT_API_URL.to_string());
+        let token = get("GITHUB_TOKEN").and_then(Token::new);
+        if token
+            .as_ref()
+            .is_some_and(|t| t.expose().chars().any(char::is_control))
+        {
+            // It would go into a header: refuse it rather than send (or panic on) a line break.
+            return Err(GithubError::Config(
+                "GITHUB_TOKEN holds a control character (CR, LF, …): it cannot be sent as a header"
+                    .into(),
+            ));
+        }
         Ok(Context {
-            token: get("GITHUB_TOKEN").and_then(Token::new),
+            token,
             repo,
             api_url: api_url.trim_end_matches('/').to_string(),
             pr: over.pr.or(event.pr),
@@ -343,6 +354,16 @@ mod tests {
         assert_eq!(c.repo.unwrap().to_string(), "a/b");
         assert_eq!(c.pr, Some(5));
         assert_eq!(c.sha.as_deref(), Some("4444444"));
+    }
+
+    #[test]
+    fn a_token_with_a_line_break_is_refused_and_not_shown() {
+        let env = |k: &str| (k == "GITHUB_TOKEN").then(|| "ghs_abc\r\nX-Evil: 1".to_string());
+        let err = Context::from_env(env, &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("control character"), "{err}");
+        assert!(!err.contains("ghs_abc"), "{err}");
     }
 
     #[test]

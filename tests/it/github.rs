@@ -1322,3 +1322,25 @@ async fn comment_posts_what_the_rows_support_not_the_reports_word() {
     let m: Value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
     assert_eq!(m["verdict"], "error", "{m:#}");
 }
+
+#[tokio::test]
+async fn a_token_with_a_line_break_is_refused_not_a_panic() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), false);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_perfgate"));
+    cmd.env_clear()
+        .arg("comment")
+        .arg("--report")
+        .arg(job.path("report.json"))
+        .env("GITHUB_TOKEN", format!("{TOKEN}\r\nX-Evil: 1"))
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}"))
+        .env("GITHUB_API_URL", server.uri())
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", job.path("event.json"));
+    let out = cmd.output().await.unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("control character"), "{all}");
+    assert!(!all.contains(TOKEN), "{all}");
+    assert!(fake.comments().is_empty());
+}
