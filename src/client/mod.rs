@@ -7,6 +7,7 @@
 //! and the JSON of each event ([`chunk`]) are decoded in place, so an event costs a scan of its
 //! bytes and an append of its text. The load generator ([`load`]) schedules requests over it.
 
+pub mod body;
 pub mod chunk;
 pub mod h1;
 pub mod load;

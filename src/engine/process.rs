@@ -481,10 +481,11 @@ pub async fn probe_ready(http: &reqwest::Client, base: &str, model: &str) -> Res
     if !r.status().is_success() {
         return Err(format!("GET /v1/models answered {}", r.status()));
     }
-    let v: serde_json::Value = r
-        .json()
+    let bytes = crate::client::body::read_limited(r, crate::client::body::SMALL_BODY)
         .await
-        .map_err(|e| format!("GET /v1/models: not JSON: {e}"))?;
+        .map_err(|e| format!("GET /v1/models: {e}"))?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("GET /v1/models: not JSON: {e}"))?;
     let ids: Vec<String> = v
         .get("data")
         .and_then(|d| d.as_array())

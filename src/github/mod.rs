@@ -131,6 +131,8 @@ pub struct Client {
     octo: Octocrab,
     repo: Repo,
     retry: RetryPolicy,
+    /// One exchange, the answer's whole body included, ends within this (a trickled body too).
+    timeout: Duration,
 }
 
 impl fmt::Debug for Client {
@@ -234,7 +236,12 @@ impl Client {
             .set_write_timeout(Some(timeout))
             .build()
             .map_err(|e| GithubError::Config(format!("cannot build the GitHub client: {e}")))?;
-        Ok(Client { octo, repo, retry })
+        Ok(Client {
+            octo,
+            repo,
+            retry,
+            timeout,
+        })
     }
 
     /// Upsert the one comment of a report kind on pull request `pr`: update the earlier comment
@@ -437,9 +444,29 @@ impl Client {
         }
     }
 
-    /// One HTTP exchange, classified: 2xx → the answer; 5xx, 429, rate-limit 403 and network
-    /// errors → retryable; 403 without rate limit → a permission hint; other 4xx → fatal.
+    /// One HTTP exchange, its whole answer within the client's timeout, classified: 2xx → the
+    /// answer; 5xx, 429, rate-limit 403, network errors and the timeout → retryable; 403 without
+    /// rate limit → a permission hint; other 4xx → fatal.
     async fn call(
+        &self,
+        method: Method,
+        uri: &str,
+        body: Option<&Value>,
+        action: &str,
+    ) -> Result<Answer, Failure> {
+        match tokio::time::timeout(self.timeout, self.exchange(method, uri, body, action)).await {
+            Ok(r) => r,
+            Err(_) => Err(Failure::Retry {
+                err: GithubError::Unreachable {
+                    action: action.into(),
+                    reason: format!("no whole answer within {} s", self.timeout.as_secs()),
+                },
+                after: None,
+            }),
+        }
+    }
+
+    async fn exchange(
         &self,
         method: Method,
         uri: &str,

@@ -1344,3 +1344,39 @@ async fn a_token_with_a_line_break_is_refused_not_a_panic() {
     assert!(!all.contains(TOKEN), "{all}");
     assert!(fake.comments().is_empty());
 }
+
+#[tokio::test]
+async fn a_trickled_answer_ends_at_the_github_timeout() {
+    // Answers 200 with a 100 kB body, one byte every 300 ms (each read within any read timeout).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let api = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut c) = conn else { return };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let mut buf = [0u8; 4096];
+                let _ = c.read(&mut buf);
+                let _ = c.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n",
+                );
+                while c.write_all(b" ").is_ok() {
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+            });
+        }
+    });
+    let job = Job::new(&failing_report(), false);
+    let t0 = std::time::Instant::now();
+    let out = job
+        .comment(
+            &api,
+            &["--github-timeout-secs", "2", "--github-retries", "0"],
+        )
+        .await;
+    let took = t0.elapsed();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("no whole answer within 2 s"), "{all}");
+    assert!(took < Duration::from_secs(10), "{took:?}\n{all}");
+}
