@@ -56,6 +56,15 @@ pub fn supported_verdict(r: &Report) -> TopVerdict {
     .unwrap_or(TopVerdict::Error)
 }
 
+/// Give `r` the verdict its rows support ([`supported_verdict`]) and recount its rows; returns
+/// the verdict it stated when that differed.
+pub fn settle(r: &mut Report) -> Option<TopVerdict> {
+    let stated = r.verdict;
+    r.verdict = supported_verdict(r);
+    r.counts = count(&r.rows);
+    (r.verdict != stated).then_some(stated)
+}
+
 fn severity(v: TopVerdict) -> u8 {
     match v {
         TopVerdict::Pass => 0,
