@@ -59,6 +59,29 @@ pub fn text(s: &str) -> String {
     by_shape(&out)
 }
 
+/// Text that someone else wrote (an engine's log, a server's error body) made safe to print to a
+/// terminal or a CI log and to write to a report: secrets masked ([`text`]), control characters
+/// other than line feed and tab removed (no terminal escape sequence, no carriage return that
+/// rewrites a line), and a line that would start with `::` (a GitHub Actions workflow command
+/// such as `::error`, `::add-mask`, `::stop-commands`) is prefixed with a space.
+pub fn untrusted(s: &str) -> String {
+    let clean: String = text(s)
+        .chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .collect();
+    clean
+        .split('\n')
+        .map(|l| {
+            if l.trim_start().starts_with("::") {
+                format!(" {}", l.trim_start())
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// A URL for a message: credentials (`user:pass@`) replaced by the mask.
 pub fn url(u: &str) -> String {
     let Some(scheme_end) = u.find("://") else {
@@ -206,6 +229,17 @@ mod tests {
         // Ordinary words are untouched.
         let calm = "the tokenizer has 151643 tokens; basic checks passed";
         assert_eq!(text(calm), calm);
+    }
+
+    #[test]
+    fn untrusted_text_loses_secrets_escapes_and_workflow_commands() {
+        let log = "ok\n\u{1b}[2J\u{1b}]0;title\u{7}token ghs_ABCDEFGHIJKLMNOP0123\r\n  ::error::forged\n::add-mask::x\tz";
+        let r = untrusted(log);
+        assert_eq!(
+            r,
+            "ok\n[2J]0;titletoken [REDACTED]\n ::error::forged\n ::add-mask::x\tz"
+        );
+        assert!(r.lines().all(|l| !l.starts_with("::")), "{r}");
     }
 
     #[test]

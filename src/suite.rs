@@ -589,7 +589,35 @@ pub fn shell_quote(s: &str) -> String {
     }
 }
 
-/// The container name of a rendered `docker run … --name NAME …` command, if it is one.
+/// The prefix of the container names perfgate owns: only such a container is stopped and
+/// removed by name (`docker stop`, `docker rm -f`).
+pub const CONTAINER_PREFIX: &str = "perfgate-";
+
+/// `docker run` options that take no value (the others take the next word, unless written
+/// `--opt=value`): enough to find where the image, and so the engine's own arguments, begin.
+const DOCKER_FLAGS: [&str; 16] = [
+    "--rm",
+    "-d",
+    "--detach",
+    "-i",
+    "--interactive",
+    "-t",
+    "--tty",
+    "-it",
+    "-ti",
+    "--init",
+    "--privileged",
+    "--read-only",
+    "-P",
+    "--publish-all",
+    "--no-healthcheck",
+    "--oom-kill-disable",
+];
+
+/// The container name of a rendered `docker run … --name NAME … IMAGE …` command when perfgate
+/// owns it: given as a `docker run` option (before the image: a `--name` among the engine's
+/// arguments is the engine's) and starting with [`CONTAINER_PREFIX`]. Any other container is
+/// left alone: the engine's process group is stopped instead.
 pub fn docker_container(cmd: &str) -> Option<String> {
     let words: Vec<&str> = cmd
         .split(|c: char| c.is_whitespace() || c == '\\')
@@ -599,17 +627,28 @@ pub fn docker_container(cmd: &str) -> Option<String> {
         .windows(2)
         .position(|w| w[0] == "docker" && w[1] == "run")?;
     let rest = &words[run_at + 2..];
-    for (i, w) in rest.iter().enumerate() {
-        if *w == "--name" {
-            return rest
+    let mut i = 0;
+    let mut name = None;
+    while i < rest.len() {
+        let w = rest[i];
+        if !w.starts_with('-') {
+            break; // the image: what follows is the engine's
+        }
+        if w == "--name" {
+            name = rest
                 .get(i + 1)
                 .map(|n| n.trim_matches(['\'', '"']).to_string());
-        }
-        if let Some(n) = w.strip_prefix("--name=") {
-            return Some(n.trim_matches(['\'', '"']).to_string());
+            i += 2;
+        } else if let Some(n) = w.strip_prefix("--name=") {
+            name = Some(n.trim_matches(['\'', '"']).to_string());
+            i += 1;
+        } else if w.contains('=') || DOCKER_FLAGS.contains(&w) {
+            i += 1;
+        } else {
+            i += 2;
         }
     }
-    None
+    name.filter(|n| n.starts_with(CONTAINER_PREFIX))
 }
 
 /// The `perfgate run` command line that measures one scenario the way the live check does.
@@ -910,14 +949,29 @@ mod tests {
     #[test]
     fn docker_container_is_found() {
         assert_eq!(
-            docker_container("docker run --rm \\\n  --name vllm img --model m").as_deref(),
-            Some("vllm")
+            docker_container("docker run --rm \\\n  --name perfgate-vllm img --model m").as_deref(),
+            Some("perfgate-vllm")
         );
         assert_eq!(
-            docker_container("docker run --name=x img").as_deref(),
-            Some("x")
+            docker_container("docker run --gpus all -p 8000:8000 --name=perfgate-x img").as_deref(),
+            Some("perfgate-x")
         );
         assert_eq!(docker_container("vllm serve m --name x"), None);
+    }
+
+    #[test]
+    fn only_a_perfgate_container_named_before_the_image_is_stopped_by_name() {
+        // `--name` among the engine's arguments (after the image) is not docker's.
+        assert_eq!(
+            docker_container("docker run --rm --gpus all img --name perfgate-db"),
+            None
+        );
+        assert_eq!(
+            docker_container("docker run --rm -v /a:/b img serve --name=perfgate-db"),
+            None
+        );
+        // A container perfgate does not own is never `docker rm -f`'d by name.
+        assert_eq!(docker_container("docker run --rm --name prod-db img"), None);
     }
 
     #[test]

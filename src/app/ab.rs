@@ -77,7 +77,7 @@ pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
     };
 
     let rt = super::runtime()?;
-    let rx = crate::runner::interrupt_on_ctrl_c(&rt);
+    let rx = crate::runner::interrupt_on_signal(&rt);
     let engine = cand.engine.clone();
     let mut runner = Runner::new(cand, settings, out, rx).map_err(|e| infra(e.to_string()))?;
     let _ = crate::atomic::write(&runner.output_dir().join("plan.txt"), &plan_text);

@@ -17,6 +17,14 @@ pub(crate) fn exec(args: CommentArgs) -> anyhow::Result<Exit> {
     if let Some(kind) = &args.kind {
         report.kind = kind.clone();
     }
+    // The report's word is not taken for its verdict: what its rows support is posted.
+    if let Some(stated) = crate::gate::merge::settle(&mut report) {
+        let (said, now) = (stated.as_str(), report.verdict.as_str());
+        let path = args.report.display();
+        eprintln!(
+            "perfgate: warning: {path} says `{said}` but its rows say `{now}`: posting `{now}`"
+        );
+    }
     let markdown = match &args.markdown {
         Some(p) => std::fs::read_to_string(p)
             .with_context(|| format!("cannot read the markdown {}", p.display()))?,

@@ -14,7 +14,7 @@ use crate::cli::check::CheckArgs;
 use crate::cli::live::Rerun;
 use crate::gate::Side;
 use crate::report::dryrun::{render_dry_run, Schedule};
-use crate::runner::{interrupt_on_ctrl_c, GateInputs, Runner};
+use crate::runner::{interrupt_on_signal, GateInputs, Runner};
 use crate::suite;
 
 /// Run `perfgate check` in live mode.
@@ -50,7 +50,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         .get_or_insert_with(|| live.launch.output_dir.join("report.html"));
 
     let rt = super::runtime()?;
-    let rx = interrupt_on_ctrl_c(&rt);
+    let rx = interrupt_on_signal(&rt);
     let dry = render_dry_run(&plan, &shown, &schedule);
     let mut runner = Runner::new(plan, settings, &live.launch.output_dir, rx)
         .map_err(|e| infra(e.to_string()))?;

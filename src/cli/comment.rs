@@ -57,6 +57,11 @@ pub struct GithubArgs {
     /// prefer the `workflow_run` pattern).
     #[arg(long)]
     pub allow_fork: bool,
+    /// The login whose comment holding the marker is updated (default: the token's identity,
+    /// `GET /user`; `github-actions[bot]` for the workflow's own token). Comments by anyone
+    /// else are never edited. Set it when posting with a GitHub App's token (`APP[bot]`).
+    #[arg(long, value_name = "LOGIN", env = "PERFGATE_COMMENT_AUTHOR")]
+    pub comment_author: Option<String>,
     /// Exit 3 when posting to GitHub fails (default: warn; the exit code reflects the gate).
     #[arg(long)]
     pub fail_on_post_error: bool,
@@ -98,6 +103,7 @@ impl GithubArgs {
             no_summary: self.no_summary,
             check_name: self.check_name.clone(),
             allow_fork: self.allow_fork,
+            comment_author: self.comment_author.clone(),
             retry: crate::github::RetryPolicy {
                 retries: self.github_retries,
                 base_delay: std::time::Duration::from_millis(self.github_retry_delay_ms),

@@ -265,6 +265,17 @@ pub fn parse_head(buf: &[u8]) -> Result<Option<(Head, usize)>, HeadError> {
                 }
                 return Ok(None);
             }
+            // A header flood: more header lines than any real server sends is a head too large,
+            // not a broken connection.
+            Err(httparse::Error::TooManyHeaders) => {
+                return Err(HeadError {
+                    too_long: true,
+                    message: format!(
+                        "response head with more than {} header lines",
+                        headers.len()
+                    ),
+                });
+            }
             Err(e) => {
                 let shown = String::from_utf8_lossy(&buf[start..buf.len().min(start + 80)]);
                 return Err(invalid(format!("invalid HTTP response ({e}): {shown:?}")));

@@ -7,6 +7,7 @@
 //! and the JSON of each event ([`chunk`]) are decoded in place, so an event costs a scan of its
 //! bytes and an append of its text. The load generator ([`load`]) schedules requests over it.
 
+pub mod body;
 pub mod chunk;
 pub mod h1;
 pub mod load;
@@ -461,7 +462,11 @@ impl Client {
             let text = String::from_utf8_lossy(&error_body);
             return Err(fail(
                 FailureKind::Http(head.status),
-                format!("HTTP {}: {}", head.status, crate::redact::text(text.trim())),
+                format!(
+                    "HTTP {}: {}",
+                    head.status,
+                    crate::redact::untrusted(text.trim())
+                ),
             ));
         }
         if !st.done {

@@ -173,7 +173,9 @@ async fn post_json(
 
 async fn read_json(resp: reqwest::Response, url: &str) -> Result<serde_json::Value, String> {
     let status = resp.status();
-    let text = resp.text().await.map_err(|e| format!("{url}: {e}"))?;
+    let text = super::body::text_limited(resp, super::body::LARGE_BODY)
+        .await
+        .map_err(|e| format!("{url}: {e}"))?;
     if !status.is_success() {
         let snippet: String = text.chars().take(200).collect();
         return Err(format!("{url}: HTTP {status}: {snippet}"));

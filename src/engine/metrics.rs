@@ -285,10 +285,9 @@ pub async fn scrape(http: &reqwest::Client, base_url: &str) -> Result<Snapshot, 
     if !r.status().is_success() {
         return Err(MetricsError::Status(r.status().as_u16()));
     }
-    let text = r
-        .text()
+    let text = crate::client::body::text_limited(r, crate::client::body::LARGE_BODY)
         .await
-        .map_err(|e| MetricsError::Http(e.to_string()))?;
+        .map_err(MetricsError::Http)?;
     parse(&text)
 }
 

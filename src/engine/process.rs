@@ -1,6 +1,13 @@
 //! One engine process: spawned with `sh -c` in its own process group with its output in a log
 //! file, probed until ready, watched while it serves, and stopped (docker stop, SIGTERM to the
 //! group, a grace period, SIGKILL) with the port and GPU memory waited for afterwards.
+//!
+//! The engine never outlives perfgate. Its leader gets a parent-death signal (SIGKILL, set
+//! before `exec`), and a reaper (`sh`, in a process group of its own, ignoring SIGINT, SIGTERM
+//! and SIGHUP) reads a socket whose other end only perfgate holds: when perfgate is gone in any
+//! way, SIGKILL included, that end closes and the reaper sends SIGTERM, then after the grace
+//! period SIGKILL, to the engine's whole process group, and runs `docker rm -f` on a container
+//! perfgate named. A process that leaves the group (`setsid`, a double fork) escapes both.
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -20,6 +27,58 @@ use crate::suite::StopMethod;
 
 /// Lines of the engine log quoted in error messages.
 pub const LOG_TAIL_LINES: usize = 20;
+
+/// Variables the engine never inherits (it runs the pull request's code): the Actions runner's
+/// control files, through which a step sets outputs, environment and `PATH` for later steps
+/// (the post step's binary among them), and the GitHub credentials.
+pub const DENIED_ENV: [&str; 11] = [
+    "GITHUB_OUTPUT",
+    "GITHUB_ENV",
+    "GITHUB_PATH",
+    "GITHUB_STATE",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_TOKEN",
+    "GH_TOKEN",
+    "GITHUB_PAT",
+    "GH_ENTERPRISE_TOKEN",
+    "GITHUB_ENTERPRISE_TOKEN",
+    "PERFGATE_TOKEN",
+];
+
+/// Names of variables (comma-separated) that the engine may inherit although their name looks
+/// secret, e.g. `HF_TOKEN` for a gated model. The names of [`DENIED_ENV`] and `ACTIONS_*` are
+/// removed whatever this says.
+pub const PASS_ENV_VAR: &str = "PERFGATE_ENGINE_PASS_ENV";
+
+/// Is the variable `name` kept from the engine? [`DENIED_ENV`], the runner's `ACTIONS_*`
+/// (runtime, cache and OIDC tokens and their URLs), and any name holding `TOKEN`, `SECRET`,
+/// `PASSWORD` or `PRIVATE_KEY` (any case) unless `pass` names it.
+pub fn env_denied(name: &str, pass: &[String]) -> bool {
+    let up = name.to_ascii_uppercase();
+    if DENIED_ENV.contains(&up.as_str()) || up.starts_with("ACTIONS_") {
+        return true;
+    }
+    let secret = ["TOKEN", "SECRET", "PASSWORD", "PRIVATE_KEY"]
+        .iter()
+        .any(|w| up.contains(w));
+    secret && !pass.iter().any(|p| p == name)
+}
+
+/// Remove from `cmd` every inherited variable [`env_denied`] names (the allow-list read from
+/// [`PASS_ENV_VAR`]). Variables set on `cmd` afterwards (a preset's `env`) are kept.
+pub fn scrub_env(cmd: &mut Command) {
+    let pass: Vec<String> = std::env::var(PASS_ENV_VAR)
+        .unwrap_or_default()
+        .split(',')
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .collect();
+    for (k, _) in std::env::vars_os() {
+        if env_denied(&k.to_string_lossy(), &pass) {
+            cmd.env_remove(&k);
+        }
+    }
+}
 
 /// What to launch and how.
 #[derive(Debug, Clone)]
@@ -61,6 +120,60 @@ pub struct Engine {
     pgid: Pid,
     exit: Option<ExitStatus>,
     gpu_mem_before: Option<u64>,
+    /// Stops the group if perfgate dies; `None` if it could not be started (said on stderr).
+    reaper: Option<Reaper>,
+}
+
+/// The reaper process and perfgate's end of its socket pair (never written: closing it, which
+/// the kernel does when perfgate exits in any way, is the signal).
+#[derive(Debug)]
+struct Reaper {
+    child: Child,
+    _link: std::os::unix::net::UnixStream,
+}
+
+/// The reaper's script: `$1` the engine's process group, `$2` the grace period in seconds, `$3`
+/// a container to remove (or empty). `read` returns at end of file, when perfgate is gone.
+const REAPER: &str = "read -r _; kill -TERM \"-$1\" 2>/dev/null; \
+    if [ -n \"$3\" ]; then docker rm -f \"$3\" >/dev/null 2>&1; fi; \
+    i=0; while [ \"$i\" -lt \"$2\" ] && kill -0 \"-$1\" 2>/dev/null; do sleep 1; i=$((i+1)); done; \
+    kill -KILL \"-$1\" 2>/dev/null";
+
+impl Reaper {
+    /// Start the reaper of process group `pgid`.
+    fn start(pgid: Pid, grace: Duration, container: Option<&str>) -> std::io::Result<Reaper> {
+        // Both ends close-on-exec: no other child (the engine above all) holds perfgate's end.
+        let (ours, theirs) = std::os::unix::net::UnixStream::pair()?;
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(REAPER)
+            .arg("perfgate-reaper")
+            .arg(pgid.as_raw().to_string())
+            .arg(grace.as_secs().max(1).to_string())
+            .arg(container.unwrap_or(""))
+            .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0);
+        // SAFETY: only async-signal-safe calls (sigaction) between fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                use nix::sys::signal::{signal, SigHandler};
+                for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+                    signal(s, SigHandler::SigIgn).map_err(std::io::Error::from)?;
+                }
+                Ok(())
+            });
+        }
+        let child = cmd.spawn()?;
+        Ok(Reaper { child, _link: ours })
+    }
+
+    /// The engine is stopped: end the reaper without it doing anything.
+    fn dismiss(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 /// Is something already serving or bound at `port` on this machine?
@@ -80,7 +193,9 @@ pub fn port_in_use(port: u16) -> Option<String> {
     }
 }
 
-/// The last `n` lines of a log file (reads at most the last 64 KiB).
+/// The last `n` lines of a log file (reads at most the last 64 KiB), as untrusted text: the
+/// engine wrote it, so secrets are masked, control characters dropped and workflow commands
+/// defused ([`crate::redact::untrusted`]) before it reaches stderr, errors.jsonl or a report.
 pub fn log_tail(path: &Path, n: usize) -> String {
     let Ok(mut f) = File::open(path) else {
         return String::new();
@@ -95,7 +210,7 @@ pub fn log_tail(path: &Path, n: usize) -> String {
     let text = String::from_utf8_lossy(&buf);
     let lines: Vec<&str> = text.lines().collect();
     let from = lines.len().saturating_sub(n);
-    lines[from..].join("\n")
+    crate::redact::untrusted(&lines[from..].join("\n"))
 }
 
 fn describe(status: ExitStatus) -> String {
@@ -148,26 +263,56 @@ impl Engine {
         );
         let err_log = log.try_clone().map_err(log_err)?;
         let gpu_mem_before = gpu_memory_used_mib();
-        let child = Command::new("sh")
-            .arg("-c")
+        let mut sh = Command::new("sh");
+        scrub_env(&mut sh);
+        sh.arg("-c")
             .arg(&spec.command)
             .envs(&spec.env)
             .stdin(Stdio::null())
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(err_log))
-            .process_group(0)
-            .spawn()
-            .map_err(|reason| EngineError::Spawn {
-                command: spec.command.clone(),
-                reason,
-            })?;
+            .process_group(0);
+        let parent = nix::unistd::getpid();
+        // SAFETY: only async-signal-safe calls (prctl, getppid, kill) between fork and exec.
+        unsafe {
+            sh.pre_exec(move || {
+                // The leader dies with perfgate, even by SIGKILL. The signal follows the thread
+                // that spawned it: perfgate spawns engines from its runtime's thread, which lives
+                // as long as the process.
+                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL).map_err(std::io::Error::from)?;
+                if nix::unistd::getppid() != parent {
+                    // perfgate died between fork and prctl.
+                    let _ = nix::sys::signal::kill(nix::unistd::getpid(), Signal::SIGKILL);
+                }
+                Ok(())
+            });
+        }
+        let child = sh.spawn().map_err(|reason| EngineError::Spawn {
+            command: spec.command.clone(),
+            reason,
+        })?;
         let pgid = Pid::from_raw(child.id() as i32);
+        let container = match &spec.stop {
+            StopMethod::Docker { container } => Some(container.as_str()),
+            _ => None,
+        };
+        let reaper = match Reaper::start(pgid, spec.grace, container) {
+            Ok(r) => Some(r),
+            Err(e) => {
+                eprintln!(
+                    "perfgate: warning: no reaper for the engine ({e}): if perfgate is killed, \
+                     processes of the engine's group {pgid} may be left"
+                );
+                None
+            }
+        };
         Ok(Engine {
             spec,
             child: Some(child),
             pgid,
             exit: None,
             gpu_mem_before,
+            reaper,
         })
     }
 
@@ -259,6 +404,9 @@ impl Engine {
             }
         }
         out.status = self.exited();
+        if let Some(r) = self.reaper.take() {
+            r.dismiss();
+        }
         out.port_freed = wait_port_free(self.spec.port, Duration::from_secs(30)).await;
         if !out.port_freed {
             out.notes.push(format!(
@@ -304,6 +452,9 @@ impl Drop for Engine {
                 let _ = c.wait();
             }
         }
+        if let Some(r) = self.reaper.take() {
+            r.dismiss();
+        }
     }
 }
 
@@ -330,10 +481,11 @@ pub async fn probe_ready(http: &reqwest::Client, base: &str, model: &str) -> Res
     if !r.status().is_success() {
         return Err(format!("GET /v1/models answered {}", r.status()));
     }
-    let v: serde_json::Value = r
-        .json()
+    let bytes = crate::client::body::read_limited(r, crate::client::body::SMALL_BODY)
         .await
-        .map_err(|e| format!("GET /v1/models: not JSON: {e}"))?;
+        .map_err(|e| format!("GET /v1/models: {e}"))?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| format!("GET /v1/models: not JSON: {e}"))?;
     let ids: Vec<String> = v
         .get("data")
         .and_then(|d| d.as_array())
@@ -439,6 +591,38 @@ async fn wait_gpu_memory(before: u64, limit: Duration) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_engine_never_inherits_github_control_files_or_tokens() {
+        let pass = vec!["HF_TOKEN".to_string(), "GITHUB_TOKEN".to_string()];
+        for denied in [
+            "GITHUB_OUTPUT",
+            "GITHUB_ENV",
+            "GITHUB_PATH",
+            "GITHUB_STATE",
+            "GITHUB_STEP_SUMMARY",
+            "GITHUB_TOKEN",
+            "GH_TOKEN",
+            "ACTIONS_RUNTIME_TOKEN",
+            "ACTIONS_ID_TOKEN_REQUEST_URL",
+            "ACTIONS_CACHE_URL",
+            "MY_SECRET",
+            "npm_token",
+            "DB_PASSWORD",
+        ] {
+            assert!(env_denied(denied, &pass), "{denied}");
+        }
+        for kept in [
+            "PATH",
+            "HOME",
+            "HF_TOKEN",
+            "CUDA_VISIBLE_DEVICES",
+            "GITHUB_SHA",
+        ] {
+            assert!(!env_denied(kept, &pass), "{kept}");
+        }
+        assert!(env_denied("HF_TOKEN", &[]));
+    }
 
     #[test]
     fn gpu_memory_lines_are_summed() {

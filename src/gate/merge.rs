@@ -41,6 +41,35 @@ pub enum MergeError {
     },
 }
 
+/// The top verdict a report's own rows support: never milder than the verdict it states, nor
+/// than the gate's rule over its rows, and `error` when it gated no row at all (a job that
+/// compared nothing must not pass). `perfgate comment` and `perfgate merge` post this, not the
+/// report's word for it.
+pub fn supported_verdict(r: &Report) -> TopVerdict {
+    let nothing = !r.rows.iter().any(|row| row.gated);
+    [
+        r.verdict,
+        crate::gate::verdict::top_verdict(&r.rows),
+        if nothing {
+            TopVerdict::Error
+        } else {
+            TopVerdict::Pass
+        },
+    ]
+    .into_iter()
+    .max_by_key(|v| severity(*v))
+    .unwrap_or(TopVerdict::Error)
+}
+
+/// Give `r` the verdict its rows support ([`supported_verdict`]) and recount its rows; returns
+/// the verdict it stated when that differed.
+pub fn settle(r: &mut Report) -> Option<TopVerdict> {
+    let stated = r.verdict;
+    r.verdict = supported_verdict(r);
+    r.counts = count(&r.rows);
+    (r.verdict != stated).then_some(stated)
+}
+
 fn severity(v: TopVerdict) -> u8 {
     match v {
         TopVerdict::Pass => 0,
@@ -145,9 +174,10 @@ pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError
         return Ok(merged);
     }
     // The gate's own rule over the merged rows, and never milder than an input's verdict.
+    // An input that gated nothing (a matrix job that compared nothing) makes it an error.
     let verdict = inputs
         .iter()
-        .map(|(_, r)| r.verdict)
+        .map(|(_, r)| supported_verdict(r))
         .chain([crate::gate::verdict::top_verdict(&rows)])
         .max_by_key(|v| severity(*v))
         .unwrap_or(TopVerdict::Pass);
@@ -374,6 +404,26 @@ mod tests {
         let c = report("c", TopVerdict::Pass, vec![]);
         let m = merge_reports(vec![("a.json".into(), a), ("c.json".into(), c)]).unwrap();
         assert!(m.ab.is_none());
+    }
+
+    #[test]
+    fn a_report_that_gated_nothing_never_passes_and_rows_outrank_the_stated_verdict() {
+        let empty = report("a", TopVerdict::Pass, vec![]);
+        assert_eq!(supported_verdict(&empty), TopVerdict::Error);
+        let ok = report(
+            "b",
+            TopVerdict::Pass,
+            vec![row("b", "output_throughput", Verdict::Pass, true)],
+        );
+        let m = merge_reports(vec![("a.json".into(), empty), ("b.json".into(), ok)]).unwrap();
+        assert_eq!(m.verdict, TopVerdict::Error);
+        // A report saying pass over a regressed gated row is a fail.
+        let lying = report(
+            "c",
+            TopVerdict::Pass,
+            vec![row("c", "output_throughput", Verdict::Regressed, true)],
+        );
+        assert_eq!(supported_verdict(&lying), TopVerdict::Fail);
     }
 
     #[test]

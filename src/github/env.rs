@@ -75,6 +75,9 @@ pub struct EventInfo {
     pub head_sha: Option<String>,
     /// The PR comes from another repository than the one it targets.
     pub fork: bool,
+    /// A `workflow_run` event: the run's head commit and head repository (`OWNER/NAME`), which
+    /// the pull request named by `--pr` must match before anything is posted to it.
+    pub run_head: Option<(Option<String>, Option<String>)>,
 }
 
 /// Command-line values that take precedence over the environment.
@@ -96,6 +99,12 @@ pub struct Context {
     pub pr: Option<u64>,
     pub sha: Option<String>,
     pub fork: bool,
+    /// On a `workflow_run` event: the head commit of the run that produced the reports (trusted:
+    /// GitHub wrote it, not the run's artifacts). The PR posted to must have this head.
+    pub run_head_sha: Option<String>,
+    /// On a `workflow_run` event: the repository (`OWNER/NAME`) the run's head commit came from.
+    /// The PR posted to must come from this repository.
+    pub run_head_repo: Option<String>,
     /// `$GITHUB_STEP_SUMMARY`: a file the job summary markdown is appended to.
     pub step_summary: Option<PathBuf>,
     /// `$GITHUB_OUTPUT`: a file step outputs are appended to.
@@ -120,6 +129,11 @@ impl Context {
             Some(r) => Some(Repo::parse(&r)?),
             None => None,
         };
+        let (run_head_sha, run_head_repo) = event.run_head.clone().unwrap_or_default();
+        let run_head_sha = match run_head_sha {
+            Some(s) => Some(check_sha(&s)?),
+            None => None,
+        };
         let sha = match over
             .sha
             .clone()
@@ -134,13 +148,26 @@ impl Context {
             .clone()
             .or_else(|| get("GITHUB_API_URL"))
             .unwrap_or_else(|| DEFAULT_API_URL.to_string());
+        let token = get("GITHUB_TOKEN").and_then(Token::new);
+        if token
+            .as_ref()
+            .is_some_and(|t| t.expose().chars().any(char::is_control))
+        {
+            // It would go into a header: refuse it rather than send (or panic on) a line break.
+            return Err(GithubError::Config(
+                "GITHUB_TOKEN holds a control character (CR, LF, …): it cannot be sent as a header"
+                    .into(),
+            ));
+        }
         Ok(Context {
-            token: get("GITHUB_TOKEN").and_then(Token::new),
+            token,
             repo,
             api_url: api_url.trim_end_matches('/').to_string(),
             pr: over.pr.or(event.pr),
             sha,
             fork: event.fork,
+            run_head_sha,
+            run_head_repo,
             event_name,
             step_summary: get("GITHUB_STEP_SUMMARY").map(PathBuf::from),
             output: get("GITHUB_OUTPUT").map(PathBuf::from),
@@ -200,6 +227,7 @@ pub fn parse_event(v: &Value, event_name: Option<&str>) -> EventInfo {
             pr: pr.get("number").and_then(Value::as_u64),
             head_sha: pr.pointer("/head/sha").and_then(s),
             fork,
+            run_head: None,
         };
     }
     if let Some(run) = v.get("workflow_run").filter(|r| r.is_object()) {
@@ -215,6 +243,10 @@ pub fn parse_event(v: &Value, event_name: Option<&str>) -> EventInfo {
                 .and_then(Value::as_u64),
             head_sha: run.get("head_sha").and_then(s),
             fork: matches!((head_repo, repo), (Some(h), Some(r)) if !h.eq_ignore_ascii_case(r)),
+            run_head: Some((
+                run.get("head_sha").and_then(s),
+                head_repo.map(str::to_string),
+            )),
         };
     }
     if event_name == Some("issue_comment") {
@@ -322,6 +354,16 @@ mod tests {
         assert_eq!(c.repo.unwrap().to_string(), "a/b");
         assert_eq!(c.pr, Some(5));
         assert_eq!(c.sha.as_deref(), Some("4444444"));
+    }
+
+    #[test]
+    fn a_token_with_a_line_break_is_refused_and_not_shown() {
+        let env = |k: &str| (k == "GITHUB_TOKEN").then(|| "ghs_abc\r\nX-Evil: 1".to_string());
+        let err = Context::from_env(env, &Overrides::default())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("control character"), "{err}");
+        assert!(!err.contains("ghs_abc"), "{err}");
     }
 
     #[test]

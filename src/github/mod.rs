@@ -49,6 +49,9 @@ pub enum GithubError {
     Unreachable { action: String, reason: String },
     #[error("GitHub's answer to {action} could not be read: {reason}")]
     Decode { action: String, reason: String },
+    /// The pull request is not the one the report is about: nothing was posted.
+    #[error("refusing to post: {0}")]
+    Refused(String),
 }
 
 impl GithubError {
@@ -128,6 +131,8 @@ pub struct Client {
     octo: Octocrab,
     repo: Repo,
     retry: RetryPolicy,
+    /// One exchange, the answer's whole body included, ends within this (a trickled body too).
+    timeout: Duration,
 }
 
 impl fmt::Debug for Client {
@@ -146,6 +151,49 @@ struct IssueComment {
     body: Option<String>,
     #[serde(default)]
     html_url: Option<String>,
+    #[serde(default)]
+    user: Option<Login>,
+}
+
+#[derive(Deserialize)]
+struct Login {
+    login: String,
+}
+
+#[derive(Deserialize)]
+struct Pull {
+    head: PullRef,
+}
+
+#[derive(Deserialize)]
+struct PullRef {
+    sha: String,
+    #[serde(default)]
+    repo: Option<FullName>,
+}
+
+#[derive(Deserialize)]
+struct FullName {
+    full_name: String,
+}
+
+/// The login the workflow's `GITHUB_TOKEN` (an installation token of the GitHub Actions app)
+/// posts as. `GET /user` is refused to installation tokens, so this is the identity assumed then.
+pub const ACTIONS_BOT: &str = "github-actions[bot]";
+
+/// What GitHub says a pull request's head is right now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PullHead {
+    /// The head commit (40 lowercase hex digits).
+    pub sha: String,
+    /// The repository (`OWNER/NAME`) the head lives in; `None` when that fork was deleted.
+    pub repo: Option<String>,
+}
+
+/// Is `mark` the comment's marker? Only a whole first line equal to it counts, so text quoted
+/// further down (a model name, a reviewer citing the marker) never makes a comment ours.
+pub fn holds_marker(body: &str, mark: &str) -> bool {
+    body.lines().next().map(|l| l.trim_end_matches('\r')) == Some(mark)
 }
 
 #[derive(Deserialize)]
@@ -188,29 +236,81 @@ impl Client {
             .set_write_timeout(Some(timeout))
             .build()
             .map_err(|e| GithubError::Config(format!("cannot build the GitHub client: {e}")))?;
-        Ok(Client { octo, repo, retry })
+        Ok(Client {
+            octo,
+            repo,
+            retry,
+            timeout,
+        })
     }
 
     /// Upsert the one comment of a report kind on pull request `pr`: update the earlier comment
     /// that holds `marker`, or create it. `body` is posted as given (the renderer puts the marker
     /// in it and keeps it within GitHub's limit). The whole find-then-write step is retried, so a
     /// create that GitHub applied but answered with 5xx is found and updated, not duplicated.
+    ///
+    /// Only a comment written by `author` (the token's own identity, see [`Client::identity`])
+    /// whose first line is `marker` is updated: another user's comment holding the marker, or
+    /// one quoting it further down, is never touched.
     pub async fn upsert_comment(
         &self,
         pr: u64,
         marker: &str,
         body: &str,
+        author: &str,
     ) -> Result<PostedComment, GithubError> {
-        if marker.trim().is_empty() || !body.contains(marker) {
+        if marker.trim().is_empty() || !holds_marker(body, marker) {
             return Err(GithubError::Config(
-                "the comment body does not hold its marker".into(),
+                "the comment body does not start with its marker".into(),
             ));
         }
-        self.with_retry("post the PR comment", || self.upsert_once(pr, marker, body))
-            .await
+        self.with_retry("post the PR comment", || {
+            self.upsert_once(pr, marker, body, author)
+        })
+        .await
     }
 
-    async fn upsert_once(&self, pr: u64, mark: &str, body: &str) -> Result<PostedComment, Failure> {
+    /// The login comments made with this token carry: `GET /user` for a user's token, else
+    /// (an installation token, which `GET /user` refuses with 403) [`ACTIONS_BOT`].
+    pub async fn identity(&self) -> Result<String, GithubError> {
+        let action = "read the token's identity";
+        let got = self
+            .with_retry(action, || async {
+                let ans = self.call(Method::GET, "/user", None, action).await?;
+                let u: Login = decode(&ans, action)?;
+                Ok(u.login)
+            })
+            .await;
+        match got {
+            Ok(login) => Ok(login),
+            Err(GithubError::Permission { .. }) => Ok(ACTIONS_BOT.to_string()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The current head of pull request `pr`, as GitHub says (`GET /repos/{o}/{r}/pulls/{pr}`).
+    pub async fn pull_head(&self, pr: u64) -> Result<PullHead, GithubError> {
+        let (o, r) = (&self.repo.owner, &self.repo.name);
+        let uri = format!("/repos/{o}/{r}/pulls/{pr}");
+        let action = "read the pull request's head";
+        self.with_retry(action, || async {
+            let ans = self.call(Method::GET, &uri, None, action).await?;
+            let p: Pull = decode(&ans, action)?;
+            Ok(PullHead {
+                sha: p.head.sha.to_ascii_lowercase(),
+                repo: p.head.repo.map(|r| r.full_name),
+            })
+        })
+        .await
+    }
+
+    async fn upsert_once(
+        &self,
+        pr: u64,
+        mark: &str,
+        body: &str,
+        author: &str,
+    ) -> Result<PostedComment, Failure> {
         let (o, r) = (&self.repo.owner, &self.repo.name);
         let action = "list the PR comments";
         let mut next = Some(format!("/repos/{o}/{r}/issues/{pr}/comments?per_page=100"));
@@ -226,10 +326,12 @@ impl Client {
             }
             let ans = self.call(Method::GET, &uri, None, action).await?;
             let page: Vec<IssueComment> = decode(&ans, action)?;
-            if let Some(c) = page
-                .into_iter()
-                .find(|c| c.body.as_deref().is_some_and(|b| b.contains(mark)))
-            {
+            if let Some(c) = page.into_iter().find(|c| {
+                c.user
+                    .as_ref()
+                    .is_some_and(|u| u.login.eq_ignore_ascii_case(author))
+                    && c.body.as_deref().is_some_and(|b| holds_marker(b, mark))
+            }) {
                 found = Some(c);
                 break;
             }
@@ -342,9 +444,29 @@ impl Client {
         }
     }
 
-    /// One HTTP exchange, classified: 2xx → the answer; 5xx, 429, rate-limit 403 and network
-    /// errors → retryable; 403 without rate limit → a permission hint; other 4xx → fatal.
+    /// One HTTP exchange, its whole answer within the client's timeout, classified: 2xx → the
+    /// answer; 5xx, 429, rate-limit 403, network errors and the timeout → retryable; 403 without
+    /// rate limit → a permission hint; other 4xx → fatal.
     async fn call(
+        &self,
+        method: Method,
+        uri: &str,
+        body: Option<&Value>,
+        action: &str,
+    ) -> Result<Answer, Failure> {
+        match tokio::time::timeout(self.timeout, self.exchange(method, uri, body, action)).await {
+            Ok(r) => r,
+            Err(_) => Err(Failure::Retry {
+                err: GithubError::Unreachable {
+                    action: action.into(),
+                    reason: format!("no whole answer within {} s", self.timeout.as_secs()),
+                },
+                after: None,
+            }),
+        }
+    }
+
+    async fn exchange(
         &self,
         method: Method,
         uri: &str,

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use super::{actions, Client, Conclusion, Context, GithubError, Overrides, RetryPolicy};
+use super::{actions, Client, Conclusion, Context, GithubError, Overrides, PullHead, RetryPolicy};
 use crate::gate::{Report, TopVerdict};
 use crate::report;
 use crate::report::markdown::{self, GITHUB_CHECK_SUMMARY_LIMIT, GITHUB_STEP_SUMMARY_LIMIT};
@@ -25,6 +25,8 @@ pub struct PostOptions {
     pub no_summary: bool,
     pub check_name: Option<String>,
     pub allow_fork: bool,
+    /// The login whose comment is ours (default: the token's identity, see `Client::identity`).
+    pub comment_author: Option<String>,
     pub retry: RetryPolicy,
     pub timeout: Duration,
 }
@@ -42,7 +44,8 @@ impl Publication<'_> {
     /// Publish with `opts`, reading the Actions environment through `env`. Returns whether
     /// something could not be posted (each problem was already said on stderr and, inside
     /// Actions, as an annotation). It runs its own runtime (on a separate thread when called
-    /// from inside one). Only invalid flags are errors.
+    /// from inside one). Errors: invalid flags, and [`GithubError::Refused`] when the pull
+    /// request's head (as GitHub says) is not the commit the report is about.
     pub fn publish(
         &self,
         opts: &PostOptions,
@@ -60,6 +63,7 @@ impl Publication<'_> {
             opts,
             outputs: Vec::new(),
             problems: Vec::new(),
+            refused: None,
         };
 
         // 1. Local outputs first: they must exist whatever GitHub does.
@@ -109,6 +113,12 @@ impl Publication<'_> {
             };
             warn(&ctx, level, &format!("not posted: {e}"));
         }
+        if let Some(e) = posting.refused {
+            if ctx.in_actions {
+                println!("{}", annotation("error", &e.to_string()));
+            }
+            return Err(e);
+        }
         Ok(failed)
     }
 
@@ -134,6 +144,57 @@ struct Posting<'a> {
     opts: &'a PostOptions,
     outputs: Vec<(&'static str, String)>,
     problems: Vec<GithubError>,
+    /// The pull request is not the report's: nothing was posted.
+    refused: Option<GithubError>,
+}
+
+/// Is `head` (what GitHub says pull request `pr`'s head is now) the commit the report is about?
+/// `sha` is the report's commit (`--sha`, or the event's head); on a `workflow_run` event the
+/// run's own head commit and head repository (from GitHub's event payload, not from the run's
+/// artifacts) must match too. A number taken from an artifact can then only name the PR the
+/// run was for.
+pub fn check_head(
+    pr: u64,
+    sha: Option<&str>,
+    head: &PullHead,
+    ctx: &Context,
+) -> Result<(), GithubError> {
+    let refuse = |why: String| Err(GithubError::Refused(why));
+    let Some(sha) = sha else {
+        return refuse(format!(
+            "no commit is known to check PR #{pr}'s head against: pass --sha SHA (the commit the \
+             report measured)"
+        ));
+    };
+    if !head.sha.starts_with(&sha.to_ascii_lowercase()) {
+        return refuse(format!(
+            "PR #{pr}'s head is {}, not {sha}, the commit this report is about (another PR's \
+             report, or the PR has moved on since)",
+            head.sha
+        ));
+    }
+    if let Some(run) = &ctx.run_head_sha {
+        if !head.sha.starts_with(run.as_str()) {
+            return refuse(format!(
+                "PR #{pr}'s head is {}, not {run}, the head of the workflow run that made this report",
+                head.sha
+            ));
+        }
+    }
+    if let Some(run_repo) = &ctx.run_head_repo {
+        let same = head
+            .repo
+            .as_deref()
+            .is_some_and(|r| r.eq_ignore_ascii_case(run_repo));
+        if !same {
+            return refuse(format!(
+                "PR #{pr}'s head lives in {}, not in {run_repo}, where the workflow run that made \
+                 this report ran",
+                head.repo.as_deref().unwrap_or("a deleted repository")
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Posting<'_> {
@@ -153,11 +214,39 @@ impl Posting<'_> {
             }
         };
         let report = p.report;
+        // Nothing goes to a pull request whose head is not the report's commit.
         if let Some(pr) = pr {
+            let checked = rt
+                .block_on(client.pull_head(pr))
+                .and_then(|head| check_head(pr, sha.as_deref(), &head, self.ctx));
+            match checked {
+                Ok(()) => {}
+                Err(e @ GithubError::Refused(_)) => {
+                    self.refused = Some(e);
+                    return Ok(());
+                }
+                Err(e) => {
+                    self.problems.push(e);
+                    return Ok(());
+                }
+            }
+        }
+        if let Some(pr) = pr.filter(|_| !self.opts.no_comment) {
             let posted = match markdown::check_kind(&report.kind) {
                 Ok(()) => {
                     let body = markdown::comment_body(p.markdown, &report.kind);
-                    rt.block_on(client.upsert_comment(pr, &markdown::marker(&report.kind), &body))
+                    let author = match &self.opts.comment_author {
+                        Some(a) => Ok(a.clone()),
+                        None => rt.block_on(client.identity()),
+                    };
+                    author.and_then(|author| {
+                        rt.block_on(client.upsert_comment(
+                            pr,
+                            &markdown::marker(&report.kind),
+                            &body,
+                            &author,
+                        ))
+                    })
                 }
                 Err(why) => Err(GithubError::Config(why)),
             };
@@ -179,7 +268,7 @@ impl Posting<'_> {
                 Err(e) => self.problems.push(e),
             }
         }
-        if let Some(sha) = sha {
+        if let Some(sha) = sha.filter(|_| !self.opts.no_check_run) {
             let name = self
                 .opts
                 .check_name
@@ -223,24 +312,16 @@ impl Posting<'_> {
             .repo
             .clone()
             .ok_or("not posting: no repository (set GITHUB_REPOSITORY or --repo OWNER/NAME)")?;
-        let pr = if opts.no_comment {
-            None
-        } else {
-            if ctx.pr.is_none() {
-                eprintln!(
-                    "perfgate: github: no pull request in this event (use --pr N): no comment"
-                );
-            }
-            ctx.pr
-        };
-        let sha = if opts.no_check_run {
-            None
-        } else {
-            if ctx.sha.is_none() {
-                eprintln!("perfgate: github: no head commit known (use --sha SHA): no check run");
-            }
-            ctx.sha.clone()
-        };
+        // Kept with --no-comment too: a check run for a known PR is checked against its head.
+        if ctx.pr.is_none() && !opts.no_comment {
+            eprintln!("perfgate: github: no pull request in this event (use --pr N): no comment");
+        }
+        let pr = ctx.pr;
+        // Kept with --no-check-run too: the PR's head is checked against it.
+        if ctx.sha.is_none() && !opts.no_check_run {
+            eprintln!("perfgate: github: no head commit known (use --sha SHA): no check run");
+        }
+        let sha = ctx.sha.clone();
         let timeout = opts.timeout.max(Duration::from_secs(1));
         let client = Client::new(&ctx.api_url, token, repo, opts.retry, timeout)
             .map_err(|e| e.to_string())?;
@@ -253,13 +334,19 @@ fn warn(ctx: &Context, level: &str, msg: &str) {
     let msg = &crate::redact::text(msg);
     eprintln!("perfgate: github: {msg}");
     if ctx.in_actions {
-        println!(
-            "::{level} title=perfgate::{}",
-            msg.replace('%', "%25")
-                .replace('\r', "%0D")
-                .replace('\n', "%0A")
-        );
+        println!("{}", annotation(level, msg));
     }
+}
+
+/// A workflow-command annotation line holding `msg` (redacted, escaped).
+fn annotation(level: &str, msg: &str) -> String {
+    format!(
+        "::{level} title=perfgate::{}",
+        crate::redact::text(msg)
+            .replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    )
 }
 
 #[cfg(test)]

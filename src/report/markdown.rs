@@ -17,6 +17,9 @@ pub const GITHUB_CHECK_SUMMARY_LIMIT: usize = 65_535;
 /// bytes, this many always fit.
 pub const GITHUB_STEP_SUMMARY_LIMIT: usize = 1024 * 1024 / 4;
 
+/// An error row's reason in a table cell is cut to this many characters.
+const REASON_CHARS: usize = 160;
+
 /// At most this many bars in the chart.
 const MAX_BARS: usize = 40;
 
@@ -40,11 +43,12 @@ pub fn check_kind(kind: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// The body of the sticky PR comment of `kind`: `markdown` with its marker (added when a
-/// markdown given by the user lacks it), within GitHub's comment limit.
+/// The body of the sticky PR comment of `kind`: `markdown` with its marker as the first line
+/// (added when a markdown given by the user does not start with it), within GitHub's comment
+/// limit. The marker is found again only as that whole first line.
 pub fn comment_body(markdown: &str, kind: &str) -> String {
     let mark = marker(kind);
-    if markdown.contains(&mark) {
+    if markdown.lines().next().map(|l| l.trim_end_matches('\r')) == Some(mark.as_str()) {
         fit(markdown, GITHUB_COMMENT_LIMIT)
     } else {
         fit(&format!("{mark}\n{markdown}"), GITHUB_COMMENT_LIMIT)
@@ -101,8 +105,35 @@ pub fn render_markdown_limited(report: &Report, limit: usize) -> String {
     }
 }
 
+/// Untrusted text (model and engine names, labels) for a table cell or a line: no line breaks
+/// or other control characters, no cell breaks, no `<` / `>` (it can never open raw HTML or an
+/// HTML comment such as another report's hidden marker), no link or image syntax (`[`, `]`, `!`
+/// escaped) and no `@mention` (a zero-width space after `@`: nobody is notified).
 fn esc(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' | '[' | ']' | '!' | '`' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '@' => out.push_str("@\u{200b}"),
+            c if c.is_control() => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Untrusted text inside a code span of a table cell: no backtick (the span would close), no
+/// control character, and `|` escaped (GitHub splits cells before code spans).
+fn code(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() && *c != '`')
+        .collect::<String>()
+        .replace('|', "\\|")
 }
 
 fn icon(v: TopVerdict) -> &'static str {
@@ -132,11 +163,25 @@ fn table(rows: &[&Row], limit: usize, out: &mut String) {
             Some(n) => format!("{} ({n})", verdict_cell(r)),
             None => verdict_cell(r),
         };
+        // An error or missing row says why (the first line of its note, shortened).
+        let verdict = match (&r.note, r.verdict) {
+            (Some(note), Verdict::Error | Verdict::Missing) => {
+                let first = note.lines().next().unwrap_or("").trim();
+                let short: String = first.chars().take(REASON_CHARS).collect();
+                let more = if first.chars().count() > REASON_CHARS {
+                    "…"
+                } else {
+                    ""
+                };
+                format!("{verdict}: {}{more}", esc(&short))
+            }
+            _ => verdict,
+        };
         out.push_str(&format!(
             "| {} | `{}` | `{}` | {} | {} | {} | {} | {} | {} |\n",
             esc(&r.model),
-            esc(&r.scenario),
-            esc(&r.metric),
+            code(&r.scenario),
+            code(&r.metric),
             fmt_value(&r.metric, r.baseline),
             fmt_value(&r.metric, r.current),
             fmt_change(r.change_pct),
@@ -151,6 +196,16 @@ fn table(rows: &[&Row], limit: usize, out: &mut String) {
             rows.len() - limit
         ));
     }
+}
+
+/// Untrusted text inside the chart's fenced block and a quoted label: no quote, no backtick (a
+/// fence could be closed), no control character (a line break could start a new fence line) and
+/// no `<` / `>` (Mermaid labels may hold HTML).
+fn chart_label(s: &str) -> String {
+    s.chars()
+        .filter(|c| !c.is_control() && !matches!(c, '`' | '<' | '>'))
+        .map(|c| if c == '"' { '\'' } else { c })
+        .collect()
 }
 
 fn short_model(m: &str) -> &str {
@@ -180,8 +235,8 @@ fn chart(report: &Report) -> Option<String> {
         .map(|r| {
             format!(
                 "\"{} {}\"",
-                short_model(&r.model).replace('"', "'"),
-                r.scenario.replace('"', "'")
+                chart_label(short_model(&r.model)),
+                chart_label(&r.scenario)
             )
         })
         .collect();
@@ -331,6 +386,23 @@ pub fn with_html_link(markdown: &str, url: &str) -> Result<String, String> {
 mod tests {
     use super::*;
     use crate::report::sample;
+
+    #[test]
+    fn names_cannot_mention_embed_or_inject_html() {
+        let mut r = crate::report::sample::report();
+        r.rows[0].model = "@octocat ![t](https://x.test/p.png) [l](https://x.test) <img src=x> <!-- perfgate:ab -->".into();
+        r.rows[0].scenario = "s` <b>x</b> | @team".into();
+        let md = render_markdown(&r);
+        // Outside code: no mention. (Inside a code span or the chart's fence nothing links.)
+        assert!(!md.contains("@octocat"), "{md}");
+        assert!(!md.contains("![t]") && !md.contains("[l](https"), "{md}");
+        assert!(
+            !md.contains("<img") && !md.contains("<!-- perfgate:ab"),
+            "{md}"
+        );
+        assert!(!md.contains("s` <b>"), "{md}");
+        assert!(md.starts_with("<!-- perfgate:check -->\n"), "{md}");
+    }
 
     #[test]
     fn html_link_goes_under_the_heading() {

@@ -41,19 +41,29 @@ fn top_code(v: TopVerdict) -> &'static str {
     }
 }
 
+/// Text from a report (names chosen by a suite, a server or an imported file; error notes) for
+/// one line of a terminal or CI log: no control character (no escape sequence of its own), no
+/// line break, no `::` workflow command at the start, secrets masked.
+fn term(s: &str) -> String {
+    crate::redact::untrusted(&s.replace(['\n', '\r'], " "))
+}
+
 /// Render the report for a terminal. `color` adds ANSI colours.
 pub fn render_terminal(report: &Report, color: bool) -> String {
     let mut out = String::new();
     match &report.ab {
         Some(ab) => {
             for line in super::fmt_ab(ab) {
-                out.push_str(&line);
+                out.push_str(&term(&line));
                 out.push('\n');
             }
         }
         None => {
-            out.push_str(&format!("baseline: {}\n", fmt_side(&report.baseline)));
-            out.push_str(&format!("current:  {}\n", fmt_side(&report.current)));
+            out.push_str(&format!(
+                "baseline: {}\n",
+                term(&fmt_side(&report.baseline))
+            ));
+            out.push_str(&format!("current:  {}\n", term(&fmt_side(&report.current))));
         }
     }
     const HEAD: [&str; 8] = [
@@ -61,14 +71,14 @@ pub fn render_terminal(report: &Report, color: bool) -> String {
     ];
     for (model, rows) in by_model(report) {
         out.push('\n');
-        out.push_str(&paint(model, "1", color));
+        out.push_str(&paint(&term(model), "1", color));
         out.push('\n');
         let cells: Vec<[String; 8]> = rows
             .iter()
             .map(|r| {
                 [
-                    r.scenario.clone(),
-                    r.metric.clone(),
+                    term(&r.scenario),
+                    term(&r.metric),
                     fmt_value(&r.metric, r.baseline),
                     fmt_value(&r.metric, r.current),
                     fmt_change(r.change_pct),
@@ -114,7 +124,7 @@ pub fn render_terminal(report: &Report, color: bool) -> String {
             out.push_str(&format!("  {}\n", parts.join("  ").trim_end()));
             if matches!(row.verdict, Verdict::Error | Verdict::Missing) {
                 if let Some(note) = &row.note {
-                    let first = note.lines().next().unwrap_or("");
+                    let first = term(note.lines().next().unwrap_or(""));
                     out.push_str(&format!("    └ {first}\n"));
                 }
             }
@@ -148,6 +158,18 @@ mod tests {
         let text = render_terminal(&sample::report(), false);
         assert!(!text.contains('\x1b'));
         insta::assert_snapshot!(text);
+    }
+
+    #[test]
+    fn names_cannot_forge_workflow_commands_or_escapes() {
+        let mut r = sample::report();
+        r.rows[0].model = "::error title=x::forged\u{1b}[2J".into();
+        r.rows[0].scenario = "s\n::warning::y".into();
+        r.rows[0].note = Some("\u{1b}]0;pwned\u{7}note".into());
+        r.current.engine = Some("\n::add-mask::z".into());
+        let text = render_terminal(&r, false);
+        assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
+        assert!(text.lines().all(|l| !l.starts_with("::")), "{text}");
     }
 
     #[test]

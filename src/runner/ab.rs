@@ -206,7 +206,7 @@ impl Runner {
     /// Why a model cannot start, if it cannot.
     fn blocked(&self, base: Option<&ModelPlan>) -> Option<String> {
         if self.measured.interrupted {
-            Some("not run: interrupted (Ctrl-C)".into())
+            Some("not run: interrupted (signal)".into())
         } else if self.deadline.is_some_and(|d| Instant::now() >= d) {
             Some("not run: the time budget (--max-minutes) was spent".into())
         } else if base.is_none() {
@@ -251,7 +251,7 @@ impl Runner {
                 run.launches += 1;
                 let stop = match end {
                     LaunchEnd::Done => continue,
-                    LaunchEnd::Interrupted => "interrupted (Ctrl-C)".to_string(),
+                    LaunchEnd::Interrupted => "interrupted (signal)".to_string(),
                     LaunchEnd::OutOfTime => {
                         format!("the time budget (--max-minutes) ran out in pair {}", p + 1)
                     }

@@ -65,7 +65,7 @@ impl Runner {
             };
             tokio::select! {
                 r = wait => r,
-                _ = self.until_interrupted() => Err("interrupted (Ctrl-C) while the engine was starting".into()),
+                _ = self.until_interrupted() => Err("interrupted (signal) while the engine was starting".into()),
             }
         };
         let failed = match ready {

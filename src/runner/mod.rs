@@ -35,7 +35,7 @@ pub use ab::{AbModelRun, AbSpec, Order};
 pub use config::{scenario_run, RunSettings, ScenarioRun};
 pub use output::{Measured, Output};
 pub use rerun::GateInputs;
-pub use save::interrupt_on_ctrl_c;
+pub use save::interrupt_on_signal;
 pub use warmup::Warmup;
 
 use crate::record::Arm;
@@ -131,7 +131,7 @@ pub struct Runner {
 }
 
 impl Runner {
-    /// Create the output directory and the HTTP client. `interrupt` turns true on Ctrl-C.
+    /// Create the output directory and the HTTP client. `interrupt` turns true on SIGINT, SIGTERM or SIGHUP.
     pub fn new(
         plan: Plan,
         settings: Settings,
@@ -343,13 +343,13 @@ impl Runner {
         *self.interrupt.borrow()
     }
 
-    /// Resolves when Ctrl-C is pressed (never, when nothing can press it).
+    /// Resolves on SIGINT, SIGTERM or SIGHUP (never, when no handler is installed).
     async fn until_interrupted(&self) {
         let mut rx = self.interrupt.clone();
         if rx.wait_for(|v| *v).await.is_ok() {
             return;
         }
-        // A closed channel (no Ctrl-C handler) must never look like an interrupt.
+        // A closed channel (no signal handler) must never look like an interrupt.
         std::future::pending::<()>().await
     }
 }

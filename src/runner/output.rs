@@ -62,7 +62,7 @@ pub struct Measured {
     pub records: Vec<ScenarioResult>,
     /// One per model × scenario that failed (the first reason wins).
     pub errors: Vec<ScenarioError>,
-    /// Ctrl-C was pressed.
+    /// SIGINT (Ctrl-C), SIGTERM or SIGHUP arrived.
     pub interrupted: bool,
 }
 

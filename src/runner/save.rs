@@ -1,5 +1,5 @@
 //! What a live run leaves besides its records: `--save-baseline` (the suite file with the
-//! measured runs) and the interrupt that Ctrl-C raises.
+//! measured runs) and the interrupt that SIGINT, SIGTERM or SIGHUP raises.
 
 use tokio::sync::watch;
 
@@ -28,15 +28,39 @@ impl Runner {
     }
 }
 
-/// A receiver that turns true on Ctrl-C: the runner then stops the engine and keeps what was
-/// measured.
-pub fn interrupt_on_ctrl_c(rt: &tokio::runtime::Runtime) -> watch::Receiver<bool> {
+/// A receiver that turns true on SIGINT (Ctrl-C), SIGTERM or SIGHUP: the runner then stops the
+/// engine's process group (and container), keeps what was measured, and the command writes its
+/// reports and exits 3. The handlers stay installed, so a second signal does not kill perfgate
+/// half-way through stopping the engine (SIGKILL does; the engine's parent-death signal and
+/// reaper then stop it, see `engine::process`).
+pub fn interrupt_on_signal(rt: &tokio::runtime::Runtime) -> watch::Receiver<bool> {
+    use tokio::signal::unix::{signal, SignalKind};
     let (tx, rx) = watch::channel(false);
-    rt.spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            eprintln!("perfgate: interrupted: stopping the engine and keeping what was measured");
-            let _ = tx.send(true);
-        }
-    });
+    // Installed now, on the caller's thread, so a signal right after this call is caught.
+    let _guard = rt.enter();
+    let kinds = [
+        (SignalKind::interrupt(), "SIGINT"),
+        (SignalKind::terminate(), "SIGTERM"),
+        (SignalKind::hangup(), "SIGHUP"),
+    ];
+    for (kind, name) in kinds {
+        let Ok(mut sig) = signal(kind) else {
+            eprintln!("perfgate: warning: cannot handle {name}");
+            continue;
+        };
+        let tx = tx.clone();
+        rt.spawn(async move {
+            while sig.recv().await.is_some() {
+                if *tx.borrow() {
+                    eprintln!("perfgate: {name} again: still stopping the engine");
+                } else {
+                    eprintln!(
+                        "perfgate: {name}: interrupted: stopping the engine and keeping what was measured"
+                    );
+                    let _ = tx.send(true);
+                }
+            }
+        });
+    }
     rx
 }

@@ -213,7 +213,7 @@ impl Runner {
             }
             Outcome::Interrupted => {
                 self.measured.interrupted = true;
-                let msg = "interrupted (Ctrl-C) during the scenario";
+                let msg = "interrupted (signal) during the scenario";
                 self.fail(&mp.name, &sp.id, Some(run_index), msg);
                 Some(LaunchEnd::Interrupted)
             }

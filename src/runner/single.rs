@@ -62,19 +62,40 @@ pub async fn ready_check(
         return Ok(None);
     }
     let http = reqwest::Client::builder()
-        .timeout(Duration::from_secs(10))
         .build()
         .map_err(|e| SingleError::Http(e.to_string()))?;
     let url = format!("{base_url}/v1/models");
     let start = std::time::Instant::now();
     let mut last_err;
     loop {
-        match http.get(&url).send().await {
-            Ok(resp) if resp.status().as_u16() < 500 => {
-                if !resp.status().is_success() {
-                    return Ok(None);
-                }
-                let body: serde_json::Value = resp.json().await.unwrap_or_default();
+        // Each attempt, its body included, ends by the check's deadline (at least 1 s, at most
+        // 10 s), and the body is bounded: a server trickling or flooding cannot hold the check.
+        let left = timeout.saturating_sub(start.elapsed());
+        let attempt = if timeout.is_zero() {
+            Duration::from_secs(10)
+        } else {
+            left.clamp(Duration::from_secs(1), Duration::from_secs(10))
+        };
+        let got = tokio::time::timeout(attempt, async {
+            let resp = http
+                .get(&url)
+                .send()
+                .await
+                .map_err(|e| e.without_url().to_string())?;
+            let status = resp.status();
+            if !status.is_success() {
+                return Ok((status, None));
+            }
+            let body =
+                crate::client::body::read_limited(resp, crate::client::body::SMALL_BODY).await?;
+            Ok::<_, String>((status, Some(body)))
+        })
+        .await
+        .unwrap_or_else(|_| Err(format!("no whole answer within {} s", attempt.as_secs())));
+        match got {
+            Ok((status, _)) if status.as_u16() < 500 && !status.is_success() => return Ok(None),
+            Ok((status, Some(bytes))) if status.is_success() => {
+                let body: serde_json::Value = serde_json::from_slice(&bytes).unwrap_or_default();
                 let ids = body["data"]
                     .as_array()
                     .map(|a| {
@@ -85,8 +106,8 @@ pub async fn ready_check(
                     .unwrap_or_default();
                 return Ok(Some(ids));
             }
-            Ok(resp) => last_err = format!("HTTP {}", resp.status()),
-            Err(e) => last_err = e.without_url().to_string(),
+            Ok((status, _)) => last_err = format!("HTTP {status}"),
+            Err(e) => last_err = e,
         }
         if start.elapsed() >= timeout {
             return Err(SingleError::NotReady(format!(

@@ -63,7 +63,7 @@ impl Runner {
 
     /// One discarded pass of every scenario's shape: its lengths and concurrency, all requests
     /// at once, prompts from another seed. `Some` when the launch must end (engine fault or
-    /// Ctrl-C); failed warm-up requests are only reported.
+    /// a signal); failed warm-up requests are only reported.
     pub(super) async fn warm_up(
         &mut self,
         mp: &ModelPlan,
@@ -112,7 +112,7 @@ impl Runner {
                 _ = self.until_interrupted() => {
                     self.measured.interrupted = true;
                     for sp in scen {
-                        self.fail(&mp.name, &sp.id, None, "interrupted (Ctrl-C) during the warm-up");
+                        self.fail(&mp.name, &sp.id, None, "interrupted (signal) during the warm-up");
                     }
                     return Some(LaunchEnd::Interrupted);
                 }

@@ -296,7 +296,7 @@ fn dry_run_prints_both_arms() {
 
 /// The quickstart's slowed launcher: the same engine pinned to one core that a busy loop
 /// shares with it (see scripts/quickstart.sh).
-const SLOW_CMD: &str = concat!(
+pub const SLOW_CMD: &str = concat!(
     "taskset -c 0 python3 -c \"while True: pass\" & exec taskset -c 0 \"$PERFGATE_LLAMACPP_PYTHON\" ",
     "\"$PERFGATE_LLAMACPP_LAUNCHER\" --model \"$PERFGATE_MODEL\" --alias {served_model_name} ",
     "--host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache"
@@ -364,4 +364,57 @@ fn on_the_cpu_engine_ab_passes_against_itself_and_fails_the_slowed_engine() {
             r.report["verdict"], m["pairs"], m["gpu_minutes"], m["stopped"]
         );
     }
+}
+
+fn ab_killed_by(sig: nix::sys::signal::Signal) {
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let pgid_file = dir.path().join("engine.pgid");
+    let cmd = crate::engine::engine_with_helper(&pgid_file, 40);
+    let suite = fake_suite(20).replace(&fake_cmd(20), &cmd);
+    std::fs::write(dir.path().join("suite.toml"), &suite).unwrap();
+    let tok = word_tokenizer_json(dir.path());
+    let port = free_port().to_string();
+    let child = std::process::Command::new(BIN)
+        .args(["ab", "--suite"])
+        .arg(dir.path().join("suite.toml"))
+        .arg("--output-dir")
+        .arg(dir.path().join("out"))
+        .arg("--tokenizer")
+        .arg(&tok)
+        .args(["--port", &port, "--stop-grace", "2", "--color", "never"])
+        .args(["--max-launches", "6"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    crate::engine::read_pgid(&pgid_file, Duration::from_secs(30));
+    std::thread::sleep(Duration::from_millis(1500));
+    // The group of the launch running now (each launch writes its own).
+    let pgid = crate::engine::read_pgid(&pgid_file, Duration::from_secs(1));
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
+    let o = wait_with_limit(child, Duration::from_secs(30), "perfgate ab after a signal");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    let last = crate::engine::read_pgid(&pgid_file, Duration::from_secs(1));
+    for g in [pgid, last] {
+        assert!(
+            crate::engine::group_gone_within(g, Duration::from_secs(10)),
+            "{sig}: the engine's group {g} outlived perfgate ab\n{stderr}"
+        );
+    }
+    if sig != nix::sys::signal::Signal::SIGKILL {
+        assert_eq!(o.status.code(), Some(3), "{sig}: {stderr}");
+        assert!(dir.path().join("out/report.json").is_file(), "{stderr}");
+    }
+}
+
+#[test]
+fn sigterm_during_ab_stops_the_engine_group_and_writes_the_report() {
+    ab_killed_by(nix::sys::signal::Signal::SIGTERM);
+}
+
+#[test]
+fn sigkill_of_perfgate_ab_takes_the_engine_group_with_it() {
+    ab_killed_by(nix::sys::signal::Signal::SIGKILL);
 }

@@ -1032,3 +1032,218 @@ fn vllm_caches_are_reset_before_each_scenario_and_the_attempt_recorded() {
         "{plan}"
     );
 }
+
+// ---- signals: the engine never outlives perfgate -------------------------------------------
+
+/// An engine command that records its process group (`$$`: the leader's pid), leaves a helper
+/// that never exits in the group (like the quickstart's busy loop), and serves as `exec`'d fake
+/// server. `{pgid_file}` is replaced by the path the group id goes to.
+pub fn engine_with_helper(pgid_file: &Path, itl_ms: u64) -> String {
+    format!(
+        "echo $$ > {}; sleep 1000 & exec {BIN} fake-server --port {{port}} \
+         --model {{served_model_name}} --ttft-ms 5 --itl-ms {itl_ms}",
+        pgid_file.display()
+    )
+}
+
+/// Wait (bounded) until `file` holds a process group id, and return it.
+pub fn read_pgid(file: &Path, limit: Duration) -> i32 {
+    let t0 = Instant::now();
+    loop {
+        if let Some(p) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| t.trim().parse().ok())
+        {
+            return p;
+        }
+        assert!(t0.elapsed() < limit, "the engine never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Wait up to `limit` for every process of group `pgid` to be gone.
+pub fn group_gone_within(pgid: i32, limit: Duration) -> bool {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        if group_gone(pgid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    group_gone(pgid)
+}
+
+fn check_killed_by(sig: nix::sys::signal::Signal) {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port();
+    let pgid_file = dir.path().join("engine.pgid");
+    // A ~10 s scenario (16 requests × 250 tokens at 10 ms, 4 at a time).
+    let b = live_baseline(&engine_with_helper(&pgid_file, 10), &[("model-a", 16, 250)]);
+    let out = dir.path().join("out");
+    let port_s = port.to_string();
+    let child = live_command(dir.path(), &b, &["--port", &port_s, "--tokenizer", &tok])
+        .spawn()
+        .unwrap();
+    let pgid = read_pgid(&pgid_file, Duration::from_secs(30));
+    let t0 = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(t0.elapsed() < Duration::from_secs(30), "never listened");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    assert!(!group_gone(pgid));
+    let pid = Pid::from_raw(child.id() as i32);
+    nix::sys::signal::kill(pid, sig).unwrap();
+    let o = wait_with_limit(
+        child,
+        Duration::from_secs(30),
+        "perfgate check after a signal",
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    // The leader, the helper and everything else in the engine's group are gone.
+    assert!(
+        group_gone_within(pgid, Duration::from_secs(10)),
+        "{sig}: the engine's group {pgid} outlived perfgate\n{stderr}"
+    );
+    if sig == nix::sys::signal::Signal::SIGKILL {
+        return;
+    }
+    assert_eq!(o.status.code(), Some(3), "{sig}: {stderr}");
+    assert!(stderr.contains(&format!("{sig}: interrupted")), "{stderr}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let rows = rows_of(&report, "model-a");
+    assert!(
+        rows.iter().any(|r| r["verdict"] == "error"
+            && r["note"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("interrupted")),
+        "{rows:?}"
+    );
+    assert!(out.join("results.jsonl").is_file());
+    assert!(out.join("report.md").is_file());
+}
+
+#[test]
+fn sigterm_during_a_live_check_stops_the_engine_group_and_writes_the_reports() {
+    check_killed_by(nix::sys::signal::Signal::SIGTERM);
+}
+
+#[test]
+fn sighup_during_a_live_check_stops_the_engine_group_and_writes_the_reports() {
+    check_killed_by(nix::sys::signal::Signal::SIGHUP);
+}
+
+#[test]
+fn sigint_during_a_live_check_stops_the_engine_group_and_writes_the_reports() {
+    check_killed_by(nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn sigkill_of_perfgate_takes_the_engine_group_with_it() {
+    check_killed_by(nix::sys::signal::Signal::SIGKILL);
+}
+
+/// The quickstart's case on the CPU engine: llama.cpp's server with the busy-loop helper of the
+/// slowed launcher in its group, `perfgate check` killed by `sig` while it measures.
+fn cpu_check_killed_by(sig: nix::sys::signal::Signal) {
+    if !engine_available() {
+        return;
+    }
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let suite = std::fs::read_to_string(root.join("suites/cpu-llamacpp.toml")).unwrap();
+    let pgid_file = dir.path().join("engine.pgid");
+    let cmd = format!("echo $$ > {}; {}", pgid_file.display(), crate::ab::SLOW_CMD);
+    let port = free_port();
+    let port_s = port.to_string();
+    let child = live_command(
+        dir.path(),
+        &suite,
+        &["--port", &port_s, "--engine-cmd", &cmd],
+    )
+    .spawn()
+    .unwrap();
+    let pgid = read_pgid(&pgid_file, Duration::from_secs(30));
+    let t0 = Instant::now();
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            t0.elapsed() < Duration::from_secs(120),
+            "llama.cpp never listened"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(!group_gone(pgid));
+    nix::sys::signal::kill(Pid::from_raw(child.id() as i32), sig).unwrap();
+    let o = wait_with_limit(
+        child,
+        Duration::from_secs(60),
+        "perfgate check (CPU engine)",
+    );
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        group_gone_within(pgid, Duration::from_secs(15)),
+        "{sig}: llama.cpp or its busy loop (group {pgid}) outlived perfgate\n{stderr}"
+    );
+    if sig != nix::sys::signal::Signal::SIGKILL {
+        assert_eq!(o.status.code(), Some(3), "{sig}: {stderr}");
+        assert!(dir.path().join("out/logs").is_dir(), "{stderr}");
+    }
+}
+
+#[test]
+fn on_the_cpu_engine_sigterm_leaves_no_engine_process() {
+    cpu_check_killed_by(nix::sys::signal::Signal::SIGTERM);
+}
+
+#[test]
+fn on_the_cpu_engine_sigkill_of_perfgate_leaves_no_engine_process() {
+    cpu_check_killed_by(nix::sys::signal::Signal::SIGKILL);
+}
+
+#[test]
+fn secrets_escapes_and_workflow_commands_in_the_engine_log_never_reach_the_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port().to_string();
+    let gh = "ghs_EngineLogSecret0123456789abcdef";
+    let sk = "sk-proj-EngineLogKey0123456789";
+    let cmd = format!(
+        "echo 'loading with GITHUB token {gh}'; echo 'OPENAI key {sk}'; \
+         printf 'x\\033[2J\\033]0;pwned\\007y\\n'; echo '::error title=forged::forged annotation'; exit 7"
+    );
+    let b = live_baseline(&cmd, &[("model-a", 4, 8)]);
+    let r = run_live(dir.path(), &b, &["--port", &port], Duration::from_secs(40));
+    assert_eq!(r.code, 3, "{}", r.stderr);
+    let out = dir.path().join("out");
+    let note = rows_of(&r.report, "model-a")[0]["note"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        note.contains("[REDACTED]"),
+        "the tail is quoted, masked: {note}"
+    );
+    let mut outputs = vec![("stderr".to_string(), r.stderr.clone())];
+    for f in ["errors.jsonl", "report.json", "report.md", "report.html"] {
+        let text = std::fs::read_to_string(out.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        outputs.push((f.to_string(), text));
+    }
+    for (name, text) in &outputs {
+        assert!(
+            !text.contains(gh) && !text.contains(sk),
+            "{name} holds a secret"
+        );
+        assert!(
+            !text.contains('\u{1b}') && !text.contains("\\u001b") && !text.contains('\u{7}'),
+            "{name} holds a control character"
+        );
+        assert!(
+            text.lines().all(|l| !l.starts_with("::error title=forged")),
+            "{name} holds a forged workflow command"
+        );
+    }
+}

@@ -308,7 +308,7 @@ async fn finds_its_comment_past_the_first_hundred() {
         .await
         .unwrap()
         .into_iter()
-        .filter(|r| r.method.as_str() == "GET")
+        .filter(|r| r.method.as_str() == "GET" && r.url.path().ends_with("/comments"))
         .map(|r| r.url.to_string())
         .collect();
     assert_eq!(gets.len(), 3, "{gets:?}");
@@ -567,6 +567,23 @@ fn action_script(step: &str) -> String {
     script.join("\n")
 }
 
+/// The action's "Fingerprint the perfgate binary" step run on `env`: the SHA-256 it records.
+async fn fingerprint(dir: &Path, env: &[(&str, String)]) -> String {
+    let out_file = dir.join("fingerprint.txt");
+    let mut env = env.to_vec();
+    env.retain(|(k, _)| *k != "GITHUB_OUTPUT");
+    env.push(("GITHUB_OUTPUT", out_file.display().to_string()));
+    let out = run_action(dir, "Fingerprint the perfgate binary", &env).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let text = std::fs::read_to_string(out_file).unwrap();
+    let sum = text
+        .lines()
+        .find_map(|l| l.strip_prefix("sha256="))
+        .unwrap();
+    assert_eq!(sum.len(), 64, "{text}");
+    sum.to_string()
+}
+
 async fn run_action(dir: &Path, step: &str, env: &[(&str, String)]) -> Output {
     let script = dir.join("step.sh");
     std::fs::write(&script, action_script(step)).unwrap();
@@ -721,6 +738,7 @@ async fn action_merge_mode_posts_one_comment_with_the_real_binary() {
     assert!(job.read("merged/report.html").contains("<svg"));
     let artifact = "https://github.com/o/r/actions/runs/1/artifacts/2";
     env.push(("PG_HTML_URL", artifact.to_string()));
+    env.push(("PG_BIN_SHA256", fingerprint(job.dir.path(), &env).await));
     let post = run_action(job.dir.path(), "Post to the pull request", &env).await;
     assert_eq!(post.status.code(), Some(0), "{}", text(&post));
     env.push(("CODE", "1".into()));
@@ -870,4 +888,497 @@ async fn check_with_github_flag_gates_then_posts() {
     );
     assert!(job.read("summary.md").contains("Needs attention"));
     assert_no_token(&job, &[&out]);
+}
+
+/// A `workflow_run` event as GitHub writes it for the fork-safe half: the run's head commit and
+/// head repository come from GitHub, the PR number from the run's (untrusted) artifact.
+fn workflow_run_event(head_sha: &str, head_repo: &str) -> Value {
+    json!({"action": "completed", "workflow_run": {
+        "id": 99, "event": "pull_request", "head_sha": head_sha, "pull_requests": [],
+        "head_repository": {"full_name": head_repo},
+        "repository": {"full_name": format!("{OWNER}/{REPO}")}}})
+}
+
+/// `perfgate comment` as the fork workflow runs it: a `workflow_run` event, `--pr` and `--sha`.
+async fn comment_on_run(job: &Job, api: &str, event: &Value, args: &[&str]) -> Output {
+    std::fs::write(job.path("run-event.json"), event.to_string()).unwrap();
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_perfgate"));
+    cmd.env_clear()
+        .arg("comment")
+        .arg("--report")
+        .arg(job.path("report.json"))
+        .args(args)
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_TOKEN", TOKEN)
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}"))
+        .env("GITHUB_API_URL", api)
+        .env("GITHUB_EVENT_NAME", "workflow_run")
+        .env("GITHUB_EVENT_PATH", job.path("run-event.json"))
+        .env("GITHUB_OUTPUT", job.path("output.txt"))
+        .env("PERFGATE_GITHUB_RETRY_DELAY_MS", "20")
+        .env("PERFGATE_GITHUB_TIMEOUT_SECS", "10")
+        .kill_on_drop(true);
+    tokio::time::timeout(Duration::from_secs(60), cmd.output())
+        .await
+        .unwrap()
+        .unwrap()
+}
+
+fn passing_report() -> Report {
+    report(
+        "m",
+        TopVerdict::Pass,
+        vec![row("m", "s", "output_throughput", Verdict::Pass, 1.0)],
+    )
+}
+
+async fn writes(server: &wiremock::MockServer) -> usize {
+    server
+        .received_requests()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|r| r.method.as_str() != "GET")
+        .count()
+}
+
+#[tokio::test]
+async fn a_forged_report_for_another_pr_is_refused_and_its_comment_kept() {
+    const FORK: &str = "mallory/vllm";
+    const FORK_SHA: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    const VICTIM: u64 = 7;
+    const VICTIM_SHA: &str = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
+    let (server, fake) = FakeGithub::start().await;
+    fake.add_pull(VICTIM, VICTIM_SHA, &format!("{OWNER}/{REPO}"));
+    fake.add_pull(43, FORK_SHA, FORK);
+    // The same commit pushed to a second fork and opened as its own PR.
+    fake.add_pull(44, FORK_SHA, "someone-else/vllm");
+    let victim_body = "<!-- perfgate:check -->\n## ❌ perfgate check: fail\n";
+    let victim_comment = fake.add_comment(victim_body);
+    let job = Job::new(&passing_report(), true);
+    let run = workflow_run_event(FORK_SHA, FORK);
+    let victim = VICTIM.to_string();
+
+    // The fork's artifact names the victim PR; the sha is the fork run's own head (as the
+    // workflow passes it), or the victim's head (as a forged step would).
+    for sha in [FORK_SHA, VICTIM_SHA] {
+        let out = comment_on_run(&job, &server.uri(), &run, &["--pr", &victim, "--sha", sha]).await;
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{all}");
+        assert!(
+            all.contains("refusing to post") && all.contains("PR #7"),
+            "{all}"
+        );
+        assert!(all.contains("::error"), "{all}");
+    }
+    // A PR with the fork run's head commit, but from another repository.
+    let out = comment_on_run(
+        &job,
+        &server.uri(),
+        &run,
+        &["--pr", "44", "--sha", FORK_SHA],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("someone-else/vllm"), "{}", text(&out));
+    // Check runs only: refused too.
+    let out = comment_on_run(
+        &job,
+        &server.uri(),
+        &run,
+        &["--pr", &victim, "--sha", FORK_SHA, "--no-comment"],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+
+    assert_eq!(writes(&server).await, 0, "nothing was posted");
+    let kept = fake.comments();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(kept[0].id, victim_comment);
+    assert_eq!(
+        kept[0].body, victim_body,
+        "the other PR's comment is unchanged"
+    );
+    assert!(fake.check_runs().is_empty());
+    assert_no_token(&job, &[&out]);
+
+    // The fork's own PR is posted to.
+    let out = comment_on_run(
+        &job,
+        &server.uri(),
+        &run,
+        &["--pr", "43", "--sha", FORK_SHA],
+    )
+    .await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(fake.check_runs().len(), 1);
+    assert_eq!(fake.check_runs()[0]["head_sha"], FORK_SHA);
+}
+
+#[tokio::test]
+async fn the_action_posting_a_forged_pr_number_is_refused() {
+    // The attack as it ran: the fork workflow's "Merge and post" (the action in merge mode)
+    // with the PR number from the fork's artifact pointing at another PR.
+    const FORK_SHA: &str = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+    let (server, fake) = FakeGithub::start().await;
+    fake.add_pull(43, FORK_SHA, "mallory/vllm");
+    let victim_body = "<!-- perfgate:check -->\n## ❌ perfgate check: fail\n";
+    fake.add_comment(victim_body);
+    let job = Job::new(&passing_report(), true);
+    let reports = job.path("perfgate-reports/perfgate-0");
+    std::fs::create_dir_all(&reports).unwrap();
+    write(&reports, "report.json", &passing_report());
+    std::fs::write(
+        job.path("run-event.json"),
+        workflow_run_event(FORK_SHA, "mallory/vllm").to_string(),
+    )
+    .unwrap();
+    let mut env = vec![
+        ("PG_BIN", env!("CARGO_BIN_EXE_perfgate").to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_MODE", "merge".into()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_REPORTS", "perfgate-reports".into()),
+        ("PG_PR", PR.to_string()),
+        ("PG_SHA", FORK_SHA.into()),
+        ("PG_OUT", "merged".into()),
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+        ("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}")),
+        ("GITHUB_API_URL", server.uri()),
+        ("GITHUB_EVENT_NAME", "workflow_run".into()),
+        (
+            "GITHUB_EVENT_PATH",
+            job.path("run-event.json").display().to_string(),
+        ),
+        (
+            "GITHUB_OUTPUT",
+            job.path("output.txt").display().to_string(),
+        ),
+        ("PERFGATE_GITHUB_RETRY_DELAY_MS", "20".into()),
+    ];
+    let gate = run_action(job.dir.path(), "Run perfgate", &env).await;
+    assert_eq!(gate.status.code(), Some(0), "{}", text(&gate));
+    env.push(("PG_REPORT", "merged/report.json".into()));
+    env.push(("PG_HTML_URL", String::new()));
+    env.push(("PG_BIN_SHA256", fingerprint(job.dir.path(), &env).await));
+    let post = run_action(job.dir.path(), "Post to the pull request", &env).await;
+    let all = text(&post);
+    assert!(all.contains("refusing to post"), "{all}");
+    assert_eq!(writes(&server).await, 0, "{all}");
+    assert_eq!(fake.comments()[0].body, victim_body);
+    assert!(fake.check_runs().is_empty());
+}
+
+#[tokio::test]
+async fn only_its_own_comment_with_the_marker_line_is_updated() {
+    let (server, fake) = FakeGithub::start().await;
+    // Another user's comment holding the marker, and a comment of ours quoting it lower down.
+    let theirs = "<!-- perfgate:check -->\nplease merge, it is fast";
+    let theirs_id = fake.add_comment_by("mallory", theirs);
+    let quoting = "## something else\n<!-- perfgate:check -->\n";
+    let quoting_id = fake.add_comment(quoting);
+    let job = Job::new(&failing_report(), false);
+    let out = job.comment(&server.uri(), &["--no-check-run"]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("created comment"), "{}", text(&out));
+    let c = fake.comments();
+    assert_eq!(c.len(), 3);
+    assert_eq!(c.iter().find(|c| c.id == theirs_id).unwrap().body, theirs);
+    assert_eq!(c.iter().find(|c| c.id == quoting_id).unwrap().body, quoting);
+    // The second run finds the comment it made.
+    let out = job.comment(&server.uri(), &["--no-check-run"]).await;
+    assert!(text(&out).contains("updated comment"), "{}", text(&out));
+    assert_eq!(fake.comments().len(), 3);
+    // A custom GitHub App posts as APP[bot]: its comment is found with --comment-author.
+    let app = fake.add_comment_by("perf-app[bot]", "<!-- perfgate:ab -->\nold");
+    let out = job
+        .comment(
+            &server.uri(),
+            &[
+                "--no-check-run",
+                "--kind",
+                "ab",
+                "--comment-author",
+                "perf-app[bot]",
+            ],
+        )
+        .await;
+    assert!(text(&out).contains("updated comment"), "{}", text(&out));
+    let c = fake.comments();
+    assert_eq!(c.len(), 4);
+    assert!(c
+        .iter()
+        .find(|c| c.id == app)
+        .unwrap()
+        .body
+        .contains("regressed"));
+}
+
+#[tokio::test]
+async fn a_model_name_holding_a_marker_cannot_claim_another_kinds_comment() {
+    let (server, fake) = FakeGithub::start().await;
+    let evil = "<!-- perfgate:ab -->";
+    let r = report(
+        evil,
+        TopVerdict::Pass,
+        vec![row(evil, "s", "output_throughput", Verdict::Pass, 1.0)],
+    );
+    let job = Job::new(&r, false);
+    let out = job.comment(&server.uri(), &["--no-check-run"]).await;
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let check = fake.comments()[0].clone();
+    assert!(!check.body.contains(evil), "{}", check.body);
+    assert!(check.body.contains("perfgate:ab --&gt;"), "{}", check.body);
+    // The ab report makes its own comment; the check comment is left alone.
+    let job = Job::new(&failing_report(), false);
+    let out = job
+        .comment(&server.uri(), &["--no-check-run", "--kind", "ab"])
+        .await;
+    assert!(text(&out).contains("created comment"), "{}", text(&out));
+    let c = fake.comments();
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].body, check.body);
+}
+
+/// An engine doing what the PR's engine did in the attack: it appends a `bin` output, an
+/// environment variable and a `PATH` entry to the runner's command files (by variable, and by
+/// path as if it had found the files on disk), and looks for tokens.
+const EVIL_ENGINE: &str = r#"#!/bin/sh
+{
+  echo "GITHUB_TOKEN=${GITHUB_TOKEN:-} GH_TOKEN=${GH_TOKEN:-} ACTIONS_RUNTIME_TOKEN=${ACTIONS_RUNTIME_TOKEN:-}"
+  echo "GITHUB_OUTPUT=${GITHUB_OUTPUT:-} GITHUB_ENV=${GITHUB_ENV:-} GITHUB_PATH=${GITHUB_PATH:-}"
+  echo "GITHUB_STEP_SUMMARY=${GITHUB_STEP_SUMMARY:-} GITHUB_STATE=${GITHUB_STATE:-}"
+} > "$SEEN"
+[ -n "${GITHUB_OUTPUT:-}" ] && echo "bin=$EVIL" >> "$GITHUB_OUTPUT"
+[ -n "${GITHUB_ENV:-}" ] && echo "LD_PRELOAD=$EVIL" >> "$GITHUB_ENV"
+for f in "$FOUND"/*; do echo "exit-code=0" >> "$f"; echo "bin=$EVIL" >> "$f"; done
+exit 1
+"#;
+
+#[tokio::test]
+async fn the_engine_cannot_reach_the_token_or_the_runner_command_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files = d.join("_runner_file_commands");
+    std::fs::create_dir_all(&files).unwrap();
+    let (output, envf, pathf) = (
+        files.join("set_output_1"),
+        files.join("set_env_1"),
+        files.join("add_path_1"),
+    );
+    for f in [&output, &envf, &pathf] {
+        std::fs::write(f, "").unwrap();
+    }
+    let evil = d.join("evil");
+    std::fs::write(&evil, "#!/bin/sh\ntouch pwned\n").unwrap();
+    let engine = d.join("engine.sh");
+    std::fs::write(
+        &engine,
+        EVIL_ENGINE
+            .replace("$SEEN", &d.join("seen.txt").display().to_string())
+            .replace("$EVIL", &evil.display().to_string())
+            .replace("$FOUND", &files.display().to_string()),
+    )
+    .unwrap();
+    for f in [&engine, &evil] {
+        std::fs::set_permissions(f, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    }
+    let port = crate::support::free_port();
+    std::fs::write(
+        d.join("suite.toml"),
+        format!(
+            "schema_version = 1\n[engine]\nname = \"custom\"\n[engine.launch]\npreset = \"custom\"\n\
+             command = \"true\"\nport = {port}\n[[models]]\nname = \"m\"\n[[models.scenarios]]\n\
+             id = \"random-in8-out4-n2\"\n[models.scenarios.params]\ndataset_name = \"random\"\nnum_prompts = 2\n\
+             random_input_len = 8\nrandom_output_len = 4\n"
+        ),
+    )
+    .unwrap();
+    let env = vec![
+        ("PG_BIN", env!("CARGO_BIN_EXE_perfgate").to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_MODE", "check".into()),
+        ("PG_BASELINE", "suite.toml".into()),
+        ("PG_MODELS", String::new()),
+        ("PG_ENGINE_CMD", engine.display().to_string()),
+        ("PG_ENGINE_IMAGE", String::new()),
+        ("PG_BASE_URL", String::new()),
+        ("PG_RUNS", "1".into()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_REPORTS", String::new()),
+        ("PG_OUT", "out".into()),
+        ("GITHUB_ACTIONS", "true".into()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+        ("GH_TOKEN", TOKEN.into()),
+        ("ACTIONS_RUNTIME_TOKEN", TOKEN.into()),
+        ("GITHUB_OUTPUT", output.display().to_string()),
+        ("GITHUB_ENV", envf.display().to_string()),
+        ("GITHUB_PATH", pathf.display().to_string()),
+        (
+            "GITHUB_STEP_SUMMARY",
+            d.join("summary.md").display().to_string(),
+        ),
+    ];
+    let gate = run_action(d, "Run perfgate", &env).await;
+    assert_eq!(gate.status.code(), Some(0), "{}", text(&gate));
+    let seen = std::fs::read_to_string(d.join("seen.txt"))
+        .unwrap_or_else(|e| panic!("the engine did not run ({e}):\n{}", text(&gate)));
+    assert!(!seen.contains(TOKEN), "the engine saw a token: {seen}");
+    for f in [&output, &envf, &pathf] {
+        assert!(!seen.contains(&f.display().to_string()), "{seen}");
+    }
+    // What the engine appended by path is dropped; the step's own outputs are kept.
+    let out = std::fs::read_to_string(&output).unwrap();
+    assert!(
+        !out.contains("evil") && !out.contains("exit-code=0"),
+        "{out}"
+    );
+    assert!(out.contains("exit-code=3"), "{out}");
+    assert_eq!(std::fs::read_to_string(&envf).unwrap(), "");
+    assert_eq!(std::fs::read_to_string(&pathf).unwrap(), "");
+    assert!(!d.join("pwned").exists());
+}
+
+#[tokio::test]
+async fn the_post_step_runs_only_the_binary_fingerprinted_before_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let bin = d.join("perfgate");
+    std::fs::copy(env!("CARGO_BIN_EXE_perfgate"), &bin).unwrap();
+    let env = vec![
+        ("PG_BIN", bin.display().to_string()),
+        ("PG_ROOT", String::new()),
+        ("PG_REPORT", "report.json".into()),
+        ("PG_PR", String::new()),
+        ("PG_SHA", String::new()),
+        ("PG_FAIL_ON", "regression".into()),
+        ("PG_HTML_URL", String::new()),
+        ("GITHUB_TOKEN", TOKEN.into()),
+    ];
+    let sum = fingerprint(d, &env).await;
+    // The PR's engine replaces the binary (same user) after the fingerprint was taken.
+    std::fs::remove_file(&bin).unwrap();
+    std::fs::write(&bin, "#!/bin/sh\necho \"$GITHUB_TOKEN\" > pwned\n").unwrap();
+    std::fs::set_permissions(&bin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut env = env;
+    env.push(("PG_BIN_SHA256", sum));
+    let out = run_action(d, "Post to the pull request", &env).await;
+    assert!(
+        text(&out).contains("changed since it was installed"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        !d.join("pwned").exists(),
+        "the replaced binary ran with the token"
+    );
+    // The post step's binary never comes from the gate step's outputs.
+    let yml =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("action.yml")).unwrap();
+    assert!(
+        !yml.contains("steps.gate.outputs.bin"),
+        "action.yml trusts the gate step's `bin`"
+    );
+}
+
+#[tokio::test]
+async fn comment_posts_what_the_rows_support_not_the_reports_word() {
+    let (server, fake) = FakeGithub::start().await;
+    // A report saying "pass" over a regressed gated row.
+    let mut lying = failing_report();
+    lying.verdict = TopVerdict::Pass;
+    let job = Job::new(&lying, false);
+    let out = job.comment(&server.uri(), &[]).await;
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(
+        text(&out).contains("says `pass` but its rows say `fail`"),
+        "{}",
+        text(&out)
+    );
+    assert!(fake.comments()[0].body.contains("perfgate check: fail"));
+    assert_eq!(fake.check_runs()[0]["conclusion"], "failure");
+    // A report that compared nothing (a matrix job with no rows) does not pass.
+    let empty = report("m", TopVerdict::Pass, vec![]);
+    let job = Job::new(&empty, false);
+    let out = job.comment(&server.uri(), &[]).await;
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert_eq!(fake.check_runs()[1]["conclusion"], "failure");
+    // Nor does a merge holding such a job's report.
+    let dir = tempfile::tempdir().unwrap();
+    let a = write(dir.path(), "a.json", &passing_report());
+    let b = write(dir.path(), "b.json", &empty);
+    let merged = dir.path().join("merged.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .arg("merge")
+        .args([&a, &b])
+        .arg("-o")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() || out.status.code() == Some(3),
+        "{}",
+        text(&out)
+    );
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&merged).unwrap()).unwrap();
+    assert_eq!(m["verdict"], "error", "{m:#}");
+}
+
+#[tokio::test]
+async fn a_token_with_a_line_break_is_refused_not_a_panic() {
+    let (server, fake) = FakeGithub::start().await;
+    let job = Job::new(&failing_report(), false);
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_perfgate"));
+    cmd.env_clear()
+        .arg("comment")
+        .arg("--report")
+        .arg(job.path("report.json"))
+        .env("GITHUB_TOKEN", format!("{TOKEN}\r\nX-Evil: 1"))
+        .env("GITHUB_REPOSITORY", format!("{OWNER}/{REPO}"))
+        .env("GITHUB_API_URL", server.uri())
+        .env("GITHUB_EVENT_NAME", "pull_request")
+        .env("GITHUB_EVENT_PATH", job.path("event.json"));
+    let out = cmd.output().await.unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{all}");
+    assert!(all.contains("control character"), "{all}");
+    assert!(!all.contains(TOKEN), "{all}");
+    assert!(fake.comments().is_empty());
+}
+
+#[tokio::test]
+async fn a_trickled_answer_ends_at_the_github_timeout() {
+    // Answers 200 with a 100 kB body, one byte every 300 ms (each read within any read timeout).
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let api = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut c) = conn else { return };
+            std::thread::spawn(move || {
+                use std::io::{Read, Write};
+                let mut buf = [0u8; 4096];
+                let _ = c.read(&mut buf);
+                let _ = c.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 100000\r\n\r\n",
+                );
+                while c.write_all(b" ").is_ok() {
+                    std::thread::sleep(Duration::from_millis(300));
+                }
+            });
+        }
+    });
+    let job = Job::new(&failing_report(), false);
+    let t0 = std::time::Instant::now();
+    let out = job
+        .comment(
+            &api,
+            &["--github-timeout-secs", "2", "--github-retries", "0"],
+        )
+        .await;
+    let took = t0.elapsed();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    assert!(all.contains("no whole answer within 2 s"), "{all}");
+    assert!(took < Duration::from_secs(10), "{took:?}\n{all}");
 }

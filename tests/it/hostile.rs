@@ -551,3 +551,100 @@ fn a_failed_write_leaves_the_old_baseline_whole() {
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(left.len(), 2, "no temporary file left behind");
 }
+
+#[test]
+fn an_error_body_cannot_forge_workflow_commands_or_terminal_escapes() {
+    let (port, _) = serve(|mut c, _| {
+        if read_request(&mut c) {
+            let body = "oops\n::error title=forged::the PR is fine\n\x1b]0;pwned\x07\x1b[2Jdone";
+            let _ = c.write_all(
+                format!(
+                    "HTTP/1.1 500 Internal Server Error\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+        }
+    });
+    let (r, _) = one(port, 10.0);
+    assert_eq!(kind(&r), "http_500");
+    let msg = r.failure.unwrap().message;
+    assert!(msg.contains("oops") && msg.contains("done"), "{msg}");
+    assert!(msg.lines().all(|l| !l.starts_with("::")), "{msg}");
+    assert!(!msg.contains('\x1b') && !msg.contains('\x07'), "{msg:?}");
+}
+
+#[test]
+fn an_endless_header_flood_is_response_too_large() {
+    let (port, _) = serve(|mut c, _| {
+        if read_request(&mut c) {
+            let _ = c.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n");
+            flood(
+                &mut c,
+                &b"x-flood: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\r\n"
+                    .repeat(256),
+            );
+        }
+    });
+    let (r, took) = one(port, 10.0);
+    assert_eq!(kind(&r), "response_too_large", "{:?}", r.failure);
+    assert!(took < Duration::from_secs(5), "{took:?}");
+}
+
+/// A server whose every answer is `200` with an endless body (a `/v1/models`, `/metrics` or
+/// `/tokenize` that never ends).
+fn endless_answers() -> u16 {
+    let (port, _) = serve(|mut c, _| {
+        let _ = read_head(&mut c);
+        let _ =
+            c.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{\"data\": [");
+        flood(
+            &mut c,
+            &b"{\"id\": \"padding-padding-padding-padding\"},".repeat(1024),
+        );
+    });
+    port
+}
+
+#[test]
+fn readiness_and_metrics_bodies_are_bounded() {
+    let port = endless_answers();
+    let base = format!("http://127.0.0.1:{port}");
+    let http = reqwest::Client::new();
+    let t0 = Instant::now();
+    let (ready, metrics) = on_one_thread(60, async {
+        (
+            perfgate::engine::process::probe_ready(&http, &base, "m").await,
+            perfgate::engine::metrics::scrape(&http, &base).await,
+        )
+    });
+    let ready = ready.unwrap_err();
+    assert!(ready.contains("larger than 8 MiB"), "{ready}");
+    let metrics = metrics.unwrap_err().to_string();
+    assert!(metrics.contains("larger than"), "{metrics}");
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn the_ready_check_of_run_ends_by_its_timeout_and_reads_a_bounded_body() {
+    let port = endless_answers();
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer_json(dir.path());
+    let t0 = Instant::now();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .args(["run", "--base-url", &format!("http://127.0.0.1:{port}")])
+        .args(["--model", "m", "--ready-check-timeout-sec", "3"])
+        .arg("--tokenizer")
+        .arg(&tok)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_with_limit(child, Duration::from_secs(30), "perfgate run");
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("not ready after 3 s"), "{err}");
+    assert!(took < Duration::from_secs(12), "{took:?}");
+}

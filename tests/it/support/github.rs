@@ -1,5 +1,7 @@
 //! A small stateful GitHub REST double on wiremock: issue comments (paged with `Link`
-//! headers like GitHub), comment updates, and check runs. Enough for `perfgate comment`.
+//! headers like GitHub, each with its author), comment updates, check runs, pull requests'
+//! heads, and `GET /user` refused as GitHub refuses it to the workflow's installation token.
+//! Enough for `perfgate comment`.
 
 use std::sync::{Arc, Mutex};
 
@@ -9,16 +11,23 @@ use wiremock::{Mock, MockServer, Request, Respond, ResponseTemplate};
 
 pub const OWNER: &str = "vllm-project";
 pub const REPO: &str = "vllm";
+/// Who comments made through the API are by (the workflow token's identity).
+pub const BOT: &str = "github-actions[bot]";
+/// The head of pull request 42 unless a test says otherwise.
+pub const PR42_HEAD: &str = "0123456789abcdef0123456789abcdef01234567";
 
 #[derive(Debug, Clone)]
 pub struct Comment {
     pub id: u64,
     pub body: String,
+    pub author: String,
 }
 
 #[derive(Debug, Default)]
 pub struct State {
     pub comments: Vec<Comment>,
+    /// Pull request number → (head sha, head repository `OWNER/NAME`).
+    pub pulls: std::collections::BTreeMap<u64, (String, String)>,
     pub check_runs: Vec<Value>,
     pub next_id: u64,
 }
@@ -37,6 +46,9 @@ impl FakeGithub {
         let fake = FakeGithub {
             state: Arc::new(Mutex::new(State {
                 next_id: 1000,
+                pulls: [(42, (PR42_HEAD.to_string(), format!("{OWNER}/{REPO}")))]
+                    .into_iter()
+                    .collect(),
                 ..State::default()
             })),
             base: server.uri(),
@@ -58,19 +70,32 @@ impl FakeGithub {
             s.comments.push(Comment {
                 id,
                 body: format!("comment {i} by a reviewer"),
+                author: "reviewer".into(),
             });
         }
     }
 
+    /// A comment perfgate made earlier (by the bot).
     pub fn add_comment(&self, body: &str) -> u64 {
+        self.add_comment_by(BOT, body)
+    }
+
+    pub fn add_comment_by(&self, author: &str, body: &str) -> u64 {
         let mut s = self.state.lock().unwrap();
         s.next_id += 1;
         let id = s.next_id;
         s.comments.push(Comment {
             id,
             body: body.to_string(),
+            author: author.to_string(),
         });
         id
+    }
+
+    /// Open pull request `pr` with head `sha` from repository `head_repo`.
+    pub fn add_pull(&self, pr: u64, sha: &str, head_repo: &str) {
+        let mut s = self.state.lock().unwrap();
+        s.pulls.insert(pr, (sha.to_string(), head_repo.to_string()));
     }
 
     pub fn comments(&self) -> Vec<Comment> {
@@ -86,7 +111,7 @@ impl FakeGithub {
             "id": c.id,
             "body": c.body,
             "html_url": format!("https://github.com/{OWNER}/{REPO}/pull/{pr}#issuecomment-{}", c.id),
-            "user": {"login": "github-actions[bot]", "type": "Bot"},
+            "user": {"login": c.author, "type": if c.author.ends_with("[bot]") { "Bot" } else { "User" }},
         })
     }
 }
@@ -154,14 +179,35 @@ impl Respond for FakeGithub {
                 let c = Comment {
                     id: s.next_id,
                     body: body["body"].as_str().unwrap().to_string(),
+                    author: BOT.to_string(),
                 };
                 s.comments.push(c.clone());
                 ResponseTemplate::new(201).set_body_json(self.comment_json(&c, pr))
+            }
+            // Like GitHub for an installation token (the workflow's GITHUB_TOKEN).
+            ("GET", ["user"]) => ResponseTemplate::new(403).set_body_json(json!({
+                "message": "Resource not accessible by integration",
+                "status": "403"})),
+            ("GET", ["repos", o, r, "pulls", n]) if *o == OWNER && *r == REPO => {
+                let pr: u64 = n.parse().unwrap();
+                let s = self.state.lock().unwrap();
+                match s.pulls.get(&pr) {
+                    Some((sha, repo)) => ResponseTemplate::new(200).set_body_json(json!({
+                        "number": pr,
+                        "state": "open",
+                        "head": {"sha": sha, "ref": "feature", "repo": {"full_name": repo}},
+                        "base": {"ref": "main", "repo": {"full_name": format!("{OWNER}/{REPO}")}},
+                    })),
+                    None => {
+                        ResponseTemplate::new(404).set_body_json(json!({"message": "Not Found"}))
+                    }
+                }
             }
             ("PATCH", ["repos", o, r, "issues", "comments", id]) if *o == OWNER && *r == REPO => {
                 let body: Value = req.body_json().unwrap();
                 let id: u64 = id.parse().unwrap();
                 let mut s = self.state.lock().unwrap();
+                // Like GitHub for a token with write access: anyone's comment can be edited.
                 match s.comments.iter_mut().find(|c| c.id == id) {
                     Some(c) => {
                         c.body = body["body"].as_str().unwrap().to_string();
