@@ -181,7 +181,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__ab)
-            opts="-h --suite --base-engine-cmd --base-engine-image --engine-cmd --engine-image --base-label --label --max-launches --max-minutes --order --seed --dry-run --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --suite --base-engine-cmd --base-engine-image --engine-cmd --engine-image --base-label --label --max-launches --max-minutes --order --seed --dry-run --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -272,6 +272,10 @@ _perfgate() {
                     return 0
                     ;;
                 --check-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --comment-author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -685,7 +689,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__check)
-            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -740,6 +744,10 @@ _perfgate() {
                     return 0
                     ;;
                 --check-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --comment-author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -847,7 +855,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__comment)
-            opts="-h --report --markdown --html-url --kind --fail-on --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --help"
+            opts="-h --report --markdown --html-url --kind --fail-on --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -886,6 +894,10 @@ _perfgate() {
                     return 0
                     ;;
                 --check-name)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --comment-author)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

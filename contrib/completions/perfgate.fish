@@ -188,6 +188,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l repo -d 'Rep
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l pr -d 'Pull request number (default: from the event payload)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l sha -d 'Commit the check run is attached to (default: the PR\'s head SHA from the event payload)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l check-name -d 'Check run name (default: `perfgate`, or `perfgate (KIND)` for other report kinds)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l comment-author -d 'The login whose comment holding the marker is updated (default: the token\'s identity, `GET /user`; `github-actions[bot]` for the workflow\'s own token). Comments by anyone else are never edited. Set it when posting with a GitHub App\'s token (`APP[bot]`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-retries -d 'Retries for 5xx answers, rate limits and network errors' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-retry-delay-ms -d 'Delay before the first retry in milliseconds; doubles per retry, capped at 10 s' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l github-timeout-secs -d 'Timeout of one GitHub request, in seconds' -r
@@ -249,6 +250,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l repo -d 'Reposi
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l pr -d 'Pull request number (default: from the event payload)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l sha -d 'Commit the check run is attached to (default: the PR\'s head SHA from the event payload)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l check-name -d 'Check run name (default: `perfgate`, or `perfgate (KIND)` for other report kinds)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l comment-author -d 'The login whose comment holding the marker is updated (default: the token\'s identity, `GET /user`; `github-actions[bot]` for the workflow\'s own token). Comments by anyone else are never edited. Set it when posting with a GitHub App\'s token (`APP[bot]`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l github-retries -d 'Retries for 5xx answers, rate limits and network errors' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l github-retry-delay-ms -d 'Delay before the first retry in milliseconds; doubles per retry, capped at 10 s' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l github-timeout-secs -d 'Timeout of one GitHub request, in seconds' -r
@@ -305,6 +307,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l repo -d 'R
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l pr -d 'Pull request number (default: from the event payload)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l sha -d 'Commit the check run is attached to (default: the PR\'s head SHA from the event payload)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l check-name -d 'Check run name (default: `perfgate`, or `perfgate (KIND)` for other report kinds)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l comment-author -d 'The login whose comment holding the marker is updated (default: the token\'s identity, `GET /user`; `github-actions[bot]` for the workflow\'s own token). Comments by anyone else are never edited. Set it when posting with a GitHub App\'s token (`APP[bot]`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l github-retries -d 'Retries for 5xx answers, rate limits and network errors' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l github-retry-delay-ms -d 'Delay before the first retry in milliseconds; doubles per retry, capped at 10 s' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand comment" -l github-timeout-secs -d 'Timeout of one GitHub request, in seconds' -r

@@ -1,7 +1,5 @@
 //! `perfgate baseline record | show | schema | noise | calibrate`.
 
-use std::collections::BTreeSet;
-
 use super::Exit;
 use crate::baseline::{Baseline, EngineInfo, LaunchSpec};
 use crate::cli::baseline::{BaselineCommand, NoiseArgs, RecordArgs, ShowArgs};
@@ -9,14 +7,22 @@ use crate::record::to_jsonl;
 
 pub(crate) fn exec(cmd: BaselineCommand) -> anyhow::Result<Exit> {
     match cmd {
-        BaselineCommand::Record(a) => record(*a),
+        BaselineCommand::Record(a) => record(*a, false),
         BaselineCommand::Show(a) => show(a),
         BaselineCommand::Schema => {
             print!("{}", crate::baseline::json_schema());
             Ok(Exit::Pass)
         }
         BaselineCommand::Noise(a) => noise(a),
-        BaselineCommand::Calibrate(a) => calibrate(*a),
+        BaselineCommand::Calibrate(a) => {
+            let file = a.output.clone();
+            record(*a, true)?;
+            noise(NoiseArgs {
+                file,
+                gate: None,
+                json: false,
+            })
+        }
         BaselineCommand::Promote(a) => super::promote::exec(a),
     }
 }
@@ -35,44 +41,9 @@ fn noise(a: NoiseArgs) -> anyhow::Result<Exit> {
     Ok(Exit::Pass)
 }
 
-/// `baseline calibrate`: `record`, for launches of ≥ 2 sessions (with those of `--runs-from`),
-/// then the noise profile of what was written.
-fn calibrate(a: RecordArgs) -> anyhow::Result<Exit> {
-    let mut records = Vec::new();
-    for f in &a.records {
-        records.extend(super::read_records(f)?);
-    }
-    if let Some(b) = &a.runs_from {
-        records.extend(Baseline::load(b)?.to_records());
-    }
-    if let Some(r) = records.iter().find(|r| r.session_id.is_none()) {
-        anyhow::bail!(
-            "model `{}`, scenario `{}`: a record without `session_id`; calibration needs launches \
-             from ≥ 2 recording sessions (live mode writes the session of each record)",
-            r.model,
-            r.scenario_id()
-        );
-    }
-    let sessions: BTreeSet<&str> = records
-        .iter()
-        .filter_map(|r| r.session_id.as_deref())
-        .collect();
-    if sessions.len() < 2 {
-        anyhow::bail!(
-            "calibration needs launches from ≥ 2 recording sessions; the records hold {}",
-            sessions.len()
-        );
-    }
-    let output = a.output.clone();
-    record(a)?;
-    noise(NoiseArgs {
-        file: output,
-        gate: None,
-        json: false,
-    })
-}
-
-fn record(a: RecordArgs) -> anyhow::Result<Exit> {
+/// `baseline record`, and `baseline calibrate` (`calibrate`: the records, with those of
+/// `--runs-from`, must span ≥ 2 sessions).
+fn record(a: RecordArgs, calibrate: bool) -> anyhow::Result<Exit> {
     let mut records = Vec::new();
     for f in &a.records {
         records.extend(super::read_records(f)?);
@@ -81,6 +52,10 @@ fn record(a: RecordArgs) -> anyhow::Result<Exit> {
         anyhow::bail!("no records in {}", a.records[0].display());
     }
     let base = a.runs_from.as_deref().map(Baseline::load).transpose()?;
+    if calibrate {
+        let old = base.as_ref().map(Baseline::to_records).unwrap_or_default();
+        crate::baseline::calibration_sessions(&[records.clone(), old].concat())?;
+    }
     let mut engine = base.as_ref().map(|b| b.engine.clone()).unwrap_or_default();
     if let Some(n) = a.engine.clone().or_else(|| records[0].engine.clone()) {
         if base.is_none() || a.engine.is_some() {
@@ -108,23 +83,7 @@ fn record(a: RecordArgs) -> anyhow::Result<Exit> {
         .as_ref()
         .map(|b| b.provenance.clone())
         .unwrap_or_default();
-    let sources: BTreeSet<String> = if a.sources.is_empty() {
-        records
-            .iter()
-            .filter_map(|r| r.source.as_deref())
-            .map(|s| match s.rsplit_once(':') {
-                Some((f, l)) if l.chars().all(|c| c.is_ascii_digit()) => f.to_string(),
-                _ => s.to_string(),
-            })
-            .collect()
-    } else {
-        a.sources.iter().cloned().collect()
-    };
-    for s in sources {
-        if !prov.sources.contains(&s) {
-            prov.sources.push(s);
-        }
-    }
+    prov.add_sources(&records, &a.sources);
     prov.runner = a.runner.clone().or(prov.runner);
     prov.hardware = a.hardware.clone().or(prov.hardware);
     prov.date = a.date.clone().or(prov.date);

@@ -221,6 +221,60 @@ pub enum BaselineError {
     /// Results that cannot be promoted (see [`promote`]).
     #[error("{0}")]
     Promote(String),
+    /// Records that cannot calibrate a baseline (see [`calibration_sessions`]).
+    #[error("{0}")]
+    Calibration(String),
+}
+
+/// The recording sessions of records meant to calibrate a baseline (`perfgate baseline
+/// calibrate`): every record must name its session, and there must be at least two, else the
+/// between-session variance cannot be measured.
+pub fn calibration_sessions(
+    records: &[crate::record::ScenarioResult],
+) -> Result<usize, BaselineError> {
+    if let Some(r) = records.iter().find(|r| r.session_id.is_none()) {
+        return Err(BaselineError::Calibration(format!(
+            "model `{}`, scenario `{}`: a record without `session_id`; calibration needs launches \
+             from ≥ 2 recording sessions (live mode writes the session of each record)",
+            r.model,
+            r.scenario_id()
+        )));
+    }
+    let sessions: std::collections::BTreeSet<&str> = records
+        .iter()
+        .filter_map(|r| r.session_id.as_deref())
+        .collect();
+    if sessions.len() < 2 {
+        return Err(BaselineError::Calibration(format!(
+            "calibration needs launches from ≥ 2 recording sessions; the records hold {}",
+            sessions.len()
+        )));
+    }
+    Ok(sessions.len())
+}
+
+impl Provenance {
+    /// Add the source files of `records` (their `source` without a `:LINE`), or `given` when
+    /// the user named them, to the listed sources (each once).
+    pub fn add_sources(&mut self, records: &[crate::record::ScenarioResult], given: &[String]) {
+        let sources: std::collections::BTreeSet<String> = if given.is_empty() {
+            records
+                .iter()
+                .filter_map(|r| r.source.as_deref())
+                .map(|s| match s.rsplit_once(':') {
+                    Some((f, l)) if l.chars().all(|c| c.is_ascii_digit()) => f.to_string(),
+                    _ => s.to_string(),
+                })
+                .collect()
+        } else {
+            given.iter().cloned().collect()
+        };
+        for s in sources {
+            if !self.sources.contains(&s) {
+                self.sources.push(s);
+            }
+        }
+    }
 }
 
 impl Baseline {

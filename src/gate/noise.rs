@@ -656,9 +656,7 @@ fn to_pass(
     metric: &str,
     cfg: &GateConfig,
 ) -> Option<u32> {
-    let lim = super::verdict::limits(rule.direction, tolerance_pct)
-        .0
-        .abs();
+    let lim = stats::limits(rule.direction, tolerance_pct).0.abs();
     // The candidate's launches all come from one new session: Σ baseline shares² + 1.
     let shares: f64 = l
         .by_session()

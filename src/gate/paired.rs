@@ -18,11 +18,10 @@ use std::collections::BTreeMap;
 
 use super::config::{GateConfig, Look};
 use super::noise::{self, Launches, Noise, NoiseSource, Priors, OUTLIER_K, OUTLIER_MIN_LAUNCHES};
-use super::stats::{self, Shift, StatsError};
+use super::stats::{self, orientation, Shift, StatsError};
 use super::verdict::{
-    blank, count, decide, fill_side, fixed, fmt_prob, orientation, prior_words, scenario_row,
-    start_row, top_verdict, unmeasured_row, unusable, Grouped, Key, Start, Test, Tested,
-    ENGINE_WIDE,
+    blank, count, decide, fill_side, fixed, fmt_prob, prior_words, scenario_row, start_row,
+    top_verdict, unmeasured_row, unusable, Grouped, Key, Start, Test, Tested, ENGINE_WIDE,
 };
 use super::{Report, Row, ScenarioError, Side, TopVerdict, Verdict};
 use crate::record::{Arm, ScenarioResult};

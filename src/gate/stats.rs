@@ -6,6 +6,8 @@
 
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
+use crate::record::Direction;
+
 /// Why two sets of runs cannot be compared.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum StatsError {
@@ -115,6 +117,24 @@ pub fn pct(d: f64) -> f64 {
 /// A percent tolerance as a log distance: ln(1 + δ/100).
 pub fn log_tolerance(pct: f64) -> f64 {
     (pct / 100.0).ln_1p()
+}
+
+/// The tolerance of a metric as oriented log distances (worse, better). The tolerance keeps
+/// the meaning the tables show: a throughput is worse beyond −δ, a latency beyond +δ.
+pub fn limits(direction: Direction, tol_pct: f64) -> (f64, f64) {
+    let t = tol_pct / 100.0;
+    match direction {
+        Direction::Higher => (-(-t).ln_1p(), t.ln_1p()),
+        Direction::Lower => (t.ln_1p(), -(-t).ln_1p()),
+    }
+}
+
+/// +1 when a larger log value is worse (latencies), −1 when it is better (throughputs).
+pub fn orientation(direction: Direction) -> f64 {
+    match direction {
+        Direction::Lower => 1.0,
+        Direction::Higher => -1.0,
+    }
 }
 
 /// Holm's step-down adjusted p-values (same order as the input).

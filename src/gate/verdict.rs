@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use super::config::{GateConfig, MetricRule};
 use super::noise::{self, Launches, Priors};
-use super::stats::{self, NotDecidable, Shift, StatsError};
+use super::stats::{self, limits, orientation, NotDecidable, Shift, StatsError};
 use super::{Counts, Report, Row, Side, TopVerdict, Verdict};
 use crate::record::{Direction, ScenarioResult};
 
@@ -137,24 +137,6 @@ pub(super) fn values(recs: &[&ScenarioResult], metric: &str) -> Vec<f64> {
 
 fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-}
-
-/// The tolerance of a metric as oriented log distances (worse, better). The tolerance keeps
-/// the meaning the tables show: a throughput is worse beyond −δ, a latency beyond +δ.
-pub(super) fn limits(direction: Direction, tol_pct: f64) -> (f64, f64) {
-    let t = tol_pct / 100.0;
-    match direction {
-        Direction::Higher => (-(-t).ln_1p(), t.ln_1p()),
-        Direction::Lower => (t.ln_1p(), -(-t).ln_1p()),
-    }
-}
-
-/// +1 when a larger log value is worse (latencies), −1 when it is better (throughputs).
-pub(super) fn orientation(direction: Direction) -> f64 {
-    match direction {
-        Direction::Lower => 1.0,
-        Direction::Higher => -1.0,
-    }
 }
 
 /// `failed` above the baseline's, or fewer completions than asked for (and than the baseline

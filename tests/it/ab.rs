@@ -26,9 +26,11 @@ command = '''{}'''
 gated = ["median_ttft_ms", "output_throughput", "success_rate"]
 [gate.metrics.median_ttft_ms]
 tolerance_pct = 60.0
+engine_tolerance_pct = 24.0
 noise_pct = 15.0
 [gate.metrics.output_throughput]
 tolerance_pct = 30.0
+engine_tolerance_pct = 12.0
 noise_pct = 10.0
 [[models]]
 name = "model-a"

@@ -64,7 +64,23 @@ struct Server {
 }
 
 impl Server {
+    /// Start vLLM on a free port. vLLM binds its port some 30 s after it starts, and a port
+    /// free when it was picked may be taken by another test by then: a start that lost its port
+    /// that way is tried again on another (at most three times).
     fn start(inst: &Install, dir: &Path) -> Server {
+        for attempt in 1.. {
+            match Server::try_start(inst, dir) {
+                Ok(s) => return s,
+                Err(log) if attempt < 3 && log.contains("Address already in use") => {
+                    eprintln!("vLLM lost its port to another test; starting again");
+                }
+                Err(log) => panic!("vLLM exited early; log:\n{log}"),
+            }
+        }
+        unreachable!()
+    }
+
+    fn try_start(inst: &Install, dir: &Path) -> Result<Server, String> {
         let port = free_port();
         let log = dir.join("vllm.log");
         let out = std::fs::File::create(&log).unwrap();
@@ -84,9 +100,9 @@ impl Server {
             .expect("start vllm serve");
         let mut s = Server { child, port, log };
         let t0 = Instant::now();
-        s.wait_healthy(Duration::from_secs(600));
+        s.wait_healthy(Duration::from_secs(600))?;
         eprintln!("vLLM healthy after {:.1} s", t0.elapsed().as_secs_f64());
-        s
+        Ok(s)
     }
 
     fn url(&self) -> String {
@@ -97,14 +113,15 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    fn wait_healthy(&mut self, limit: Duration) {
+    /// Wait for `/health`; the log when the server exited first.
+    fn wait_healthy(&mut self, limit: Duration) -> Result<(), String> {
         let t0 = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
-                panic!("vLLM exited early ({status}); log:\n{}", self.log_text());
+                return Err(format!("({status})\n{}", self.log_text()));
             }
             if http(self.port, "GET", "/health").is_some_and(|(code, _)| code == 200) {
-                return;
+                return Ok(());
             }
             if t0.elapsed() > limit {
                 panic!(
