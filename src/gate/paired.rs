@@ -130,16 +130,7 @@ pub fn pair_noise(d: &[f64], prior: Option<(f64, f64)>) -> Option<Noise> {
 /// metric), as the stored check learns them from launches.
 fn learn_priors(g: &Grouped, errors: &[ScenarioError], metrics: &[String]) -> Priors {
     let mut rows = Vec::new();
-    for key in &g.order {
-        if errors
-            .iter()
-            .any(|e| e.model == key.0 && e.scenario == key.1)
-        {
-            continue;
-        }
-        let (Some(b), Some(c)) = (g.base.get(key), g.cur.get(key)) else {
-            continue;
-        };
+    for (b, c) in g.both(errors) {
         for metric in metrics.iter().filter(|m| *m != "success_rate") {
             if let Ok(p) = Pairs::of(b, c, metric) {
                 rows.push((metric.as_str(), pair_spread(&p.diffs()), Vec::new()));

@@ -214,6 +214,23 @@ impl<'a> Grouped<'a> {
             .collect();
         Grouped { order, base, cur }
     }
+
+    /// The keys both sides measured and no error touched, with each side's records: the rows
+    /// a check learns its noise from.
+    pub(super) fn both<'s>(
+        &'s self,
+        errors: &'s [ScenarioError],
+    ) -> impl Iterator<Item = (&'s [&'a ScenarioResult], &'s [&'a ScenarioResult])> + 's {
+        self.order.iter().filter_map(move |key| {
+            let touched = errors
+                .iter()
+                .any(|e| e.model == key.0 && e.scenario == key.1);
+            match (touched, self.base.get(key), self.cur.get(key)) {
+                (false, Some(b), Some(c)) => Some((b.as_slice(), c.as_slice())),
+                _ => None,
+            }
+        })
+    }
 }
 
 /// How a compared metric row starts, stored or paired.
@@ -505,16 +522,7 @@ pub(super) fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
 /// metric, each row's launch spread (both sides) and its sides' session analyses.
 fn learn_priors(g: &Grouped, errors: &[ScenarioError], metrics: &[String]) -> Priors {
     let mut rows = Vec::new();
-    for key in &g.order {
-        if errors
-            .iter()
-            .any(|e| e.model == key.0 && e.scenario == key.1)
-        {
-            continue;
-        }
-        let (Some(b), Some(c)) = (g.base.get(key), g.cur.get(key)) else {
-            continue;
-        };
+    for (b, c) in g.both(errors) {
         for metric in metrics.iter().filter(|m| *m != "success_rate") {
             let (Ok(bl), Ok(cl)) = (Launches::of(b, metric), Launches::of(c, metric)) else {
                 continue;
