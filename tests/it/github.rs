@@ -552,7 +552,9 @@ fn action_script(step: &str) -> String {
     let mut lines = yml.lines().skip_while(|l| l.trim() != name);
     let mut script = Vec::new();
     let mut indent = None;
-    for l in lines.by_ref().skip_while(|l| l.trim() != "run: |").skip(1) {
+    // `run: |`, perhaps with a comment after it (zizmor's ignore marks).
+    let run = |l: &str| l.trim() == "run: |" || l.trim().starts_with("run: | #");
+    for l in lines.by_ref().skip_while(|l| !run(l)).skip(1) {
         let n = l.len() - l.trim_start().len();
         let ind = *indent.get_or_insert(n);
         if !l.trim().is_empty() && n < ind {
