@@ -6,9 +6,9 @@
 //! Per model, scenario and metric, each launch gives one value (the median of its runs' logs, as
 //! in the stored-baseline check); a pair gives the difference candidate − base; the row's test is
 //! a one-sample t on those differences against the shifted null (worse than δ), with their spread
-//! shrunk toward a prior of √2 × the metric's launch noise (no correlation assumed between a
-//! pair's launches, so the prior never claims the pairing helps) worth `prior_df` degrees of
-//! freedom. The engine-wide test pools a model's scenarios pair by pair (precision-weighted).
+//! moderated toward what the other rows' pair differences of the metric's class show (empirical
+//! Bayes, [`super::moderate`]; no session term: a pair's launches share their session). The
+//! engine-wide test pools a model's scenarios pair by pair (precision-weighted).
 //!
 //! Each model is its own sequential test: after each pair it is judged at its look's share of
 //! α (group-sequential boundary, [`super::stats::look_alpha`]); models share α by Bonferroni (α / models) and
