@@ -1,13 +1,15 @@
 //! Noise per row, with the engine launch as the unit: runs are grouped by launch (a launch's
 //! value is the median of its runs' logs, so one odd run inside a launch does not move it), the
-//! spread between launches is learnt from the row's own history, an outlying launch is set aside
-//! when there are enough to tell, and the estimate is shrunk toward a weak prior when history is
-//! short. The same numbers, split into their two levels (between launches, within a launch), are
-//! what `perfgate baseline noise` prints.
-
-use serde::{Deserialize, Serialize};
+//! spread between launches is learnt from the row's own launches and moderated toward what the
+//! check's other rows of the metric's class show ([`Priors`], empirical Bayes), launches far from
+//! the rest are flagged, and launches are grouped by recording session, whose offsets form a
+//! level of their own (the session term of a stored comparison). The same numbers, split into
+//! their levels (between sessions, between launches, within a launch), are what `perfgate
+//! baseline noise` prints.
 
 use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 
 use super::config::{GateConfig, MetricClass, DEFAULT_PRIOR_DF};
 use super::moderate::{self, Prior};
