@@ -11,7 +11,7 @@ use perfgate::baseline::{
 };
 use perfgate::record::{self, Direction, RequestRate, ScenarioParams, ScenarioResult};
 
-use crate::support::perfgate;
+use crate::support::{perfgate, scaled};
 
 const MODELS: [&str; 6] = [
     "Qwen/Qwen3-8B",
@@ -78,19 +78,6 @@ fn seed_records() -> Vec<ScenarioResult> {
         }
     }
     out
-}
-
-/// Throughputs × `thr`, duration ÷ `thr`, every latency statistic × `lat`.
-fn scaled(r: &ScenarioResult, thr: f64, lat: f64) -> ScenarioResult {
-    let mut r = r.clone();
-    r.output_throughput *= thr;
-    r.request_throughput *= thr;
-    r.total_token_throughput = r.total_token_throughput.map(|v| v * thr);
-    r.duration /= thr;
-    for v in r.stats.values_mut() {
-        *v *= lat;
-    }
-    r
 }
 
 /// A baseline file holding `recs` (one run each).

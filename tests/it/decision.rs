@@ -9,7 +9,7 @@ use perfgate::gate::replay::{replay, Change, Design, Launch};
 use perfgate::gate::{evaluate, GateConfig, Side, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
 
-use crate::support::perfgate;
+use crate::support::{perfgate, scaled};
 
 const UNCHANGED: [&str; 8] = ["rec", "aa", "aa1", "l1", "l2", "l3", "l4", "l5"];
 const PREFILL: &str = "random-in1024-out32-n128-c32";
@@ -157,13 +157,7 @@ fn seed_launches(
             let z: f64 = StandardNormal.sample(rng);
             let (thr, lat) = change(r);
             let f = (0.01 * z).exp();
-            let mut r = r.clone();
-            r.output_throughput *= thr / f;
-            r.request_throughput *= thr / f;
-            r.duration *= f / thr;
-            for v in r.stats.values_mut() {
-                *v *= lat * f;
-            }
+            let mut r = scaled(r, thr / f, lat * f);
             r.launch_id = Some(format!("L{l}"));
             r.session_id = Some(session.to_string());
             r.run_index = l as u32;

@@ -36,3 +36,20 @@ pub fn wait_with_limit(mut child: Child, limit: Duration, what: &str) -> Output 
     }
     child.wait_with_output().unwrap()
 }
+
+/// Throughputs × `thr`, duration ÷ `thr`, every latency statistic × `lat`.
+pub fn scaled(
+    r: &perfgate::record::ScenarioResult,
+    thr: f64,
+    lat: f64,
+) -> perfgate::record::ScenarioResult {
+    let mut r = r.clone();
+    r.output_throughput *= thr;
+    r.request_throughput *= thr;
+    r.total_token_throughput = r.total_token_throughput.map(|v| v * thr);
+    r.duration /= thr;
+    for v in r.stats.values_mut() {
+        *v *= lat;
+    }
+    r
+}
