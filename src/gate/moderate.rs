@@ -37,13 +37,11 @@ impl Prior {
     }
 
     /// A row's moderated variance from its own sum of squares `ss` on `nu` degrees of freedom
-    /// with the prior worth d₀ (limma's `squeezeVar`): (d₀ s₀² + ss) / (d₀ + ν), on d₀ + ν df.
-    pub fn squeeze(&self, ss: f64, nu: f64) -> (f64, f64) {
-        let df = self.df + nu;
-        if df <= 0.0 {
-            return (self.var, 0.0);
-        }
-        ((self.df * self.var + ss) / df, df)
+    /// with the prior worth d₀ (limma's `squeezeVar`): (d₀ s₀² + ss) / (d₀ + ν), on d₀ + ν df,
+    /// by the gate's own [`super::stats::shrunk_variance`] (which the gate calls with
+    /// [`Prior::weight`] instead of d₀). `None` when both weigh nothing.
+    pub fn squeeze(&self, ss: f64, nu: f64) -> Option<(f64, f64)> {
+        super::stats::shrunk_variance(ss, nu, self.var.sqrt(), self.df)
     }
 }
 
@@ -240,7 +238,7 @@ mod tests {
             0.000_600_252_295_553_252_02,
         ];
         for i in 0..v.len() {
-            let (var, df) = p.squeeze(v[i] * d[i], d[i]);
+            let (var, df) = p.squeeze(v[i] * d[i], d[i]).unwrap();
             close(var, post[i], 1e-8);
             close(df, p.df + d[i], 1e-12);
         }
@@ -276,7 +274,7 @@ mod tests {
         let p = fit(&[(0.01, 0.0), (0.0004, 3.0)]).unwrap();
         assert_eq!((p.var, p.df, p.rows), (0.0004, 0.0, 1));
         // A weightless prior leaves a row's own variance alone.
-        let (v, d) = p.squeeze(0.0009 * 3.0, 3.0);
+        let (v, d) = p.squeeze(0.0009 * 3.0, 3.0).unwrap();
         assert!((v - 0.0009).abs() < 1e-15 && d == 3.0, "{v} {d}");
     }
 }

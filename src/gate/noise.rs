@@ -290,9 +290,9 @@ pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Launches {
 /// rows would. Estimated from the data: each scenario's launch values are centred on their
 /// session's mean and scaled by the row's sd (`rows`: launches and sd); every pair of scenarios
 /// contributes the products of the launches both ran. Returns the pooled correlation, clamped
-/// to [0, 1], and the pairs of launch residuals behind it; `None` with fewer than 3 such pairs
-/// (then the prior takes the conservative ρ = 1).
-pub fn scenario_corr(sides: &[Vec<(&Launches, f64)>]) -> Option<(f64, usize)> {
+/// to [0, 1]; `None` with fewer than 3 pairs of launch residuals behind it (then the prior takes
+/// the conservative ρ = 1).
+pub fn scenario_corr(sides: &[Vec<(&Launches, f64)>]) -> Option<f64> {
     let (mut sxy, mut sxx, mut syy, mut n) = (0.0, 0.0, 0.0, 0usize);
     for rows in sides {
         let resid: Vec<Vec<(String, f64)>> = rows
@@ -327,7 +327,7 @@ pub fn scenario_corr(sides: &[Vec<(&Launches, f64)>]) -> Option<(f64, usize)> {
     if n < 3 || sxx <= 0.0 || syy <= 0.0 {
         return None;
     }
-    Some(((sxy / (sxx * syy).sqrt()).clamp(0.0, 1.0), n))
+    Some((sxy / (sxx * syy).sqrt()).clamp(0.0, 1.0))
 }
 
 /// The prior sd of an engine-wide series: the sd of the weighted mean of rows whose own sd is
@@ -428,11 +428,6 @@ impl Priors {
         }
         let p = self.learnt.get(&MetricClass::of(metric))?;
         Some((p.var.sqrt(), cfg.prior_df().unwrap_or(p.weight())))
-    }
-
-    /// The learnt prior of `metric`'s class, if any.
-    pub fn learnt(&self, metric: &str) -> Option<&Prior> {
-        self.learnt.get(&MetricClass::of(metric))
     }
 
     /// λ for `metric`: measured from its rows' sessions (else from every metric's), combined
@@ -743,7 +738,7 @@ fn engine_wide_rows(
         if series.n() == 0 {
             continue;
         }
-        let rho = scenario_corr(&[with_sd]).map(|r| r.0);
+        let rho = scenario_corr(&[with_sd]);
         let prior = engine_wide_prior(&w, rho, priors.prior(&metric, cfg));
         let Some(mut levels) = two_level(&series, prior) else {
             continue;

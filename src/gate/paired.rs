@@ -257,7 +257,7 @@ fn engine_wide_row(
         .zip(&w)
         .map(|(d, w)| (d, 1.0 / w.sqrt()))
         .collect();
-    let rho = noise::scenario_corr(&[with_sd]).map(|r| r.0);
+    let rho = noise::scenario_corr(&[with_sd]);
     let prior = noise::engine_wide_prior(&w, rho, priors.prior(metric, cfg));
     let noise = pair_noise(&z, prior)?;
     let test = test_of(&z, &noise, orientation(rule.direction));

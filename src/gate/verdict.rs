@@ -417,7 +417,7 @@ fn engine_wide_row(
             .map(|s| (pick(s), 1.0 / s.2.sqrt()))
             .collect::<Vec<_>>()
     };
-    let rho = noise::scenario_corr(&[with_sd(|s| &s.0), with_sd(|s| &s.1)]).map(|r| r.0);
+    let rho = noise::scenario_corr(&[with_sd(|s| &s.0), with_sd(|s| &s.1)]);
     let noise = noise::estimate(&[&bl, &cl], noise::engine_wide_prior(&w, rho, prior))?;
     let (test, noise) = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
     let mut row = blank(model, ENGINE_WIDE, metric, cfg);
