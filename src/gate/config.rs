@@ -126,6 +126,28 @@ impl MetricClass {
     }
 }
 
+/// The fewest completed requests a scenario's run needs for its percentile metric `metric`
+/// (`p99_ttft_ms`: 100) to enter an engine-wide test: at least one request beyond the percentile,
+/// n · (1 − q) ≥ 1. Below that the "p99" of 8 requests is their largest value, an extreme whose
+/// launch-to-launch spread is heavy-tailed: on the CPU corpora (4–8 requests a scenario) the
+/// engine-wide p99 tests were most of the false alarms (README, "Decision quality"). `None` for a
+/// metric that is not a percentile.
+pub fn percentile_needs(metric: &str) -> Option<u64> {
+    let stat = metric.strip_suffix("_ms")?.split('_').next()?;
+    let q: f64 = stat.strip_prefix('p')?.parse().ok()?;
+    if !(0.0..100.0).contains(&q) || !is_stat_key(metric) {
+        return None;
+    }
+    // 1 / (1 − q/100), rounded up, with a little slack for the decimal of q (p99 → 100).
+    Some((100.0 / (100.0 - q) - 1e-9).ceil() as u64)
+}
+
+/// Whether every run in `runs` completed enough requests for the percentile `metric` to enter an
+/// engine-wide test ([`percentile_needs`]); true for a metric that is not a percentile.
+pub fn percentile_supported(metric: &str, runs: &[&crate::record::ScenarioResult]) -> bool {
+    percentile_needs(metric).is_none_or(|n| runs.iter().all(|r| r.completed >= n))
+}
+
 /// Overrides for one metric. Every key is optional; what is absent keeps its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -451,6 +473,33 @@ impl GateConfig {
         }
     }
 
+    /// The level of this look's `pass` bound for a test with `df` degrees of freedom
+    /// ([`super::stats::look_alpha_df`]): a t statistic with few df keeps less of the boundary.
+    pub fn look_equivalence_alpha_df(&self, df: f64) -> f64 {
+        match self.look {
+            Some(l) => super::stats::look_alpha_df(self.equivalence_alpha(), l.k, l.of, df),
+            None => self.equivalence_alpha(),
+        }
+    }
+
+    /// The part of this look's level, for a family's smallest level `level`, that a test with
+    /// `df` degrees of freedom keeps: 1 with no looks or a known variance, less for a t statistic
+    /// with few df ([`super::stats::look_alpha_df`]). A test's p-value is divided by it before
+    /// Holm, which is the same as judging that test alone at its df-adjusted level.
+    pub fn look_df_factor(&self, level: f64, df: f64) -> f64 {
+        match self.look {
+            Some(l) => {
+                let full = super::stats::look_alpha(level, l.k, l.of);
+                if full > 0.0 {
+                    super::stats::look_alpha_df(level, l.k, l.of, df) / full
+                } else {
+                    1.0
+                }
+            }
+            None => 1.0,
+        }
+    }
+
     /// The metrics with an engine-wide test: the `engine_wide` list; without one, the default
     /// list, or, when `gated` replaces the default gated list, those of its metrics that the
     /// default engine-wide list names (so `gated = []` gates nothing at all).
@@ -533,6 +582,31 @@ mod tests {
         assert!(!c.rule("mean_ttft_ms").gated);
         assert_eq!(c.metric_list()[0], "output_throughput");
         assert!(c.metric_list().contains(&"duration".to_string()));
+    }
+
+    #[test]
+    fn a_percentile_needs_a_request_beyond_it() {
+        assert_eq!(percentile_needs("p99_ttft_ms"), Some(100));
+        assert_eq!(percentile_needs("p95_itl_ms"), Some(20));
+        assert_eq!(percentile_needs("p90_tpot_ms"), Some(10));
+        assert_eq!(percentile_needs("p99.9_e2el_ms"), Some(1000));
+        assert_eq!(percentile_needs("p50_ttft_ms"), Some(2));
+        for not in [
+            "median_ttft_ms",
+            "output_throughput",
+            "p99_nothing_ms",
+            "p100_ttft_ms",
+        ] {
+            assert_eq!(percentile_needs(not), None, "{not}");
+        }
+        let run = |n: u64| crate::record::ScenarioResult {
+            completed: n,
+            ..crate::record::ScenarioResult::synthetic("m", n, 128, 128)
+        };
+        let (small, large) = (run(8), run(100));
+        assert!(!percentile_supported("p99_ttft_ms", &[&large, &small]));
+        assert!(percentile_supported("p99_ttft_ms", &[&large, &large]));
+        assert!(percentile_supported("median_ttft_ms", &[&small]));
     }
 
     #[test]

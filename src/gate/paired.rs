@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use super::config::{GateConfig, Look};
+use super::config::{percentile_supported, GateConfig, Look};
 use super::noise::{self, Launches, Noise, NoiseSource, Priors, OUTLIER_K, OUTLIER_MIN_LAUNCHES};
 use super::stats::{self, orientation, Shift, StatsError};
 use super::verdict::{
@@ -344,7 +344,9 @@ pub fn evaluate(
                 continue;
             };
             let test = test.map(|(test, pairs)| {
-                if cfg.engine_wide_list().contains(metric) {
+                // A "p99" of fewer than 100 requests is an extreme value: not pooled.
+                let pooled_ok = percentile_supported(metric, b) && percentile_supported(metric, c);
+                if pooled_ok && cfg.engine_wide_list().contains(metric) {
                     pooled
                         .entry((model.clone(), metric.clone()))
                         .or_default()

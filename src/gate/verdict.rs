@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use super::config::{GateConfig, MetricRule};
+use super::config::{percentile_supported, GateConfig, MetricRule};
 use super::noise::{self, Launches, Priors};
 use super::stats::{self, limits, orientation, NotDecidable, Shift, StatsError};
 use super::{Counts, Report, Row, Side, TopVerdict, Verdict};
@@ -391,6 +391,10 @@ fn engine_wide_row(
     let prior = priors.prior(metric, cfg);
     let mut sides: Vec<(Launches, Launches, f64)> = Vec::new();
     for (b, c) in scenarios {
+        // A "p99" of fewer than 100 requests is an extreme value: not pooled.
+        if !(percentile_supported(metric, b) && percentile_supported(metric, c)) {
+            continue;
+        }
         let (Ok(bl), Ok(cl)) = (Launches::of(b, metric), Launches::of(c, metric)) else {
             continue;
         };
@@ -752,7 +756,6 @@ fn widest(rows: &[Row], tests: &[&Tested]) -> Vec<bool> {
 /// mirror image), pass (the one-sided bound of "worse" below δ), else inconclusive with the
 /// launches that would likely decide it.
 pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
-    let alpha_eq = cfg.look_equivalence_alpha();
     for gated in [true, false] {
         let mine: Vec<&Tested> = tested
             .iter()
@@ -765,14 +768,23 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
             vec![false; mine.len()]
         };
         let weights = cfg.holm_weights(&widest);
-        let alpha = cfg.look_alpha_at(weights.iter().copied().fold(1.0, f64::min));
+        let w_min = weights.iter().copied().fold(1.0, f64::min);
+        let alpha = cfg.look_alpha_at(w_min);
+        // A t statistic with few df keeps only part of a look's level (`stats::df_share`):
+        // dividing its p-value by that part judges it at its own level within Holm.
+        let factor: Vec<f64> = mine
+            .iter()
+            .map(|t| cfg.look_df_factor(cfg.alpha() * w_min, t.shift.df))
+            .collect();
         let worse: Vec<f64> = mine
             .iter()
-            .map(|t| t.shift.p_worse_than(t.lim_worse))
+            .zip(&factor)
+            .map(|(t, f)| (t.shift.p_worse_than(t.lim_worse) / f).min(1.0))
             .collect();
         let better: Vec<f64> = mine
             .iter()
-            .map(|t| t.shift.p_better_than(t.lim_better))
+            .zip(&factor)
+            .map(|(t, f)| (t.shift.p_better_than(t.lim_better) / f).min(1.0))
             .collect();
         let (worse, better) = (
             stats::holm_weighted(&worse, &weights),
@@ -789,6 +801,7 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
                 paired: t.paired,
             });
             let sign = orientation(row.direction);
+            let alpha_eq = cfg.look_equivalence_alpha_df(s.df);
             let (lo, hi) = (s.lower(alpha_eq), s.upper(alpha_eq));
             // The interval of the plain (unoriented) change.
             let (a, b) = if sign > 0.0 { (lo, hi) } else { (-hi, -lo) };
@@ -811,7 +824,7 @@ pub(super) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig) {
                 let (lim, level) = if s.worse < t.lim_worse {
                     (t.lim_worse, alpha_eq)
                 } else {
-                    (t.lim_worse, alpha * weights[k])
+                    (t.lim_worse, alpha * weights[k] * factor[k])
                 };
                 let needed = if t.paired {
                     // At least one more pair than it has: these pairs did not decide it.
@@ -1184,6 +1197,37 @@ mod tests {
         let rep = eval(&base, &better);
         assert_ne!(rep.verdict, TopVerdict::Fail);
         assert!(rep.counts.improved > 0);
+    }
+
+    #[test]
+    fn a_p99_of_fewer_than_100_requests_enters_no_engine_wide_test() {
+        // Scenarios of 8 and 16 requests: their "p99" is nearly their largest value.
+        let small = |runs: usize| -> Vec<ScenarioResult> {
+            let mut out = Vec::new();
+            for n in [8, 16] {
+                for i in 0..runs {
+                    let wiggle = 1.0 + 0.01 * (i as f64 - 1.0);
+                    let mut r = scaled(&record("m/a", n, 1.0, 1.0), wiggle, 1.0 / wiggle);
+                    r.run_index = i as u32;
+                    r.launch_id = Some(format!("L{i}"));
+                    r.session_id = Some("s".into());
+                    out.push(r);
+                }
+            }
+            out
+        };
+        let wide = |rep: &Report, metric: &str| {
+            rep.rows
+                .iter()
+                .any(|r| r.scenario == ENGINE_WIDE && r.metric == metric)
+        };
+        let rep = eval(&small(3), &small(3));
+        assert!(wide(&rep, "median_ttft_ms"), "{:?}", rep.rows);
+        assert!(!wide(&rep, "p99_ttft_ms"));
+        assert!(!wide(&rep, "p99_tpot_ms"));
+        // 100 and 200 requests: a request lies beyond the p99, and the test is there.
+        let rep = eval(&quiet_suite(3, 0.01), &quiet_suite(3, 0.01));
+        assert!(wide(&rep, "p99_ttft_ms"));
     }
 
     #[test]
