@@ -260,18 +260,17 @@ fn ab_table(sim: &Sim, seed: u64, one: usize) {
 /// `common`: the launch's effects shared with the model's other scenarios.
 fn launch(
     (model, scen, launch): (usize, usize, usize),
-    scale: f64,
+    sd: [f64; 6],
     slower: f64,
     common: &Common,
     session: &Session,
     rng: &mut StdRng,
 ) -> ScenarioResult {
-    let sd = SHAPES[scen % 3];
     let n = 100 * (scen as u64 + 1);
     let c = common.c;
     let mut e =
         |i: usize| c.sqrt() * common.pair[i] + (1.0 - c).sqrt() * z(rng) + session.offset[i];
-    let t = (sd[0] / 100.0 * scale * e(0)).exp() / slower;
+    let t = (sd[0] / 100.0 * e(0)).exp() / slower;
     let mut r = ScenarioResult {
         run_index: launch as u32,
         launch_id: Some(format!("L{launch}")),
@@ -283,7 +282,7 @@ fn launch(
     };
     r.session_id = Some(session.id.to_string());
     for (i, m) in LATENCIES.iter().enumerate() {
-        let v = 500.0 * (sd[i + 1] / 100.0 * scale * e(i + 1)).exp() * slower;
+        let v = 500.0 * (sd[i + 1] / 100.0 * e(i + 1)).exp() * slower;
         r.stats.insert(m.to_string(), v);
     }
     r
@@ -324,7 +323,8 @@ fn side(
                 } else {
                     1.0
                 };
-                out.push(launch((m, s, l), sim.scale, f, &common, &session, rng));
+                let sd = sim.uniform.unwrap_or(SHAPES[s % 3]).map(|v| v * sim.scale);
+                out.push(launch((m, s, l), sd, f, &common, &session, rng));
             }
         }
     }
@@ -346,6 +346,8 @@ struct Sim {
     session_sd: f64,
     /// Both sides in one session.
     same_session: bool,
+    /// Every row's launch sd (%), instead of the corpus's shapes.
+    uniform: Option<[f64; 6]>,
 }
 
 fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64) -> Cell {
@@ -387,6 +389,7 @@ fn main() {
     let mut c = LAUNCH_CORR;
     let mut session_sd = 0.0f64;
     let mut same_session = false;
+    let (mut uniform, mut oracle) = (None, false);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -407,6 +410,8 @@ fn main() {
             "--launch-corr" => c = v,
             "--session-sd" => session_sd = v,
             "--same-session" => same_session = v != 0.0,
+            "--uniform-noise" => uniform = Some([v; 6]),
+            "--oracle" => oracle = v != 0.0,
             "--thr-tolerance" => {
                 cfg.metrics.insert(
                     "output_throughput".into(),
@@ -421,6 +426,15 @@ fn main() {
         }
     }
     assert!((0.0..1.0).contains(&c), "--launch-corr must be in [0, 1)");
+    if oracle {
+        // The oracle knows every row's noise: the true sd as the prior, weighed as exact.
+        let sd = uniform.expect("--oracle 1 needs --uniform-noise PCT")[0] * scale;
+        for m in std::iter::once("output_throughput").chain(LATENCIES) {
+            let g = cfg.metrics.entry(m.to_string()).or_default();
+            g.noise_pct = Some(sd);
+        }
+        cfg.prior_df = Some(1000.0);
+    }
     println!(
         "{trials} trials per cell, seed {seed}, corpus noise × {scale}, launch effect shared across scenarios c = {c}, session offset {session_sd} launch sd; 24-row suite (6 models × 4 scenarios)\n"
     );
@@ -431,6 +445,7 @@ fn main() {
         c,
         session_sd,
         same_session,
+        uniform,
     };
     if ab {
         ab_table(&sim, seed, one);
