@@ -10,6 +10,9 @@
 //! [--alpha A] [--thr-tolerance PCT] [--engine-wide-share S] [--one-slower PCT] [--launch-corr C]
 //! [--session-sd K]`
 //!
+//! `--fit 1` or `--fit 2` draws the rows' noise from the CPU corpora instead (llama.cpp, vLLM:
+//! `tests/data/cpu-*`, their 3 and 2 scenario shapes and their own scenario correlation).
+//!
 //! `--session-sd K` gives each side of a stored comparison a session offset per metric, shared
 //! by every row of the side, of K times the row's launch sd (the baseline recorded in one
 //! session, the candidate in another; the records carry those sessions). Default 0.
@@ -66,6 +69,27 @@ const SHAPES: [[f64; 6]; 3] = [
 /// removes less noise than independent rows would suggest.
 const LAUNCH_CORR: f64 = 0.42;
 
+/// The same for the CPU corpora (`--fit 1`: `tests/data/cpu-llamacpp`, `--fit 2`:
+/// `tests/data/cpu-vllm`): between-launch sd of each scenario's rows from `perfgate baseline
+/// calibrate` on their 16 unchanged launches (14 df), and the mean correlation of launch values
+/// between scenarios that `examples/replay` prints for them.
+const CPU_LLAMACPP: [[f64; 6]; 3] = [
+    // random-in32-out32-n8-c4
+    [3.5, 12.8, 9.7, 4.8, 17.0, 3.7],
+    // random-in128-out16-n8-c2
+    [4.6, 5.4, 2.8, 10.5, 38.3, 3.2],
+    // random-in16-out48-n4-c1
+    [13.0, 16.1, 9.5, 40.1, 18.2, 6.1],
+];
+const CPU_LLAMACPP_CORR: f64 = 0.08;
+const CPU_VLLM: [[f64; 6]; 2] = [
+    // random-in32-out32-n8-c4
+    [14.7, 13.7, 15.6, 17.6, 16.8, 13.6],
+    // random-in128-out16-n8-c2
+    [7.9, 9.8, 11.4, 13.0, 14.7, 9.0],
+];
+const CPU_VLLM_CORR: f64 = 0.44;
+
 const LATENCIES: [&str; 5] = [
     "median_ttft_ms",
     "median_tpot_ms",
@@ -106,15 +130,14 @@ impl Common {
 /// model's other scenarios (weight √c, from `common`) and the scenario's own; the candidate
 /// `slower`.
 fn pair_of(
-    model: usize,
-    scen: usize,
-    p: u32,
+    shapes: &[[f64; 6]],
+    (model, scen, p): (usize, usize, u32),
     rho: f64,
     slower: f64,
     common: &Common,
     rng: &mut StdRng,
 ) -> [ScenarioResult; 2] {
-    let sd = SHAPES[scen % 3];
+    let sd = shapes[scen % shapes.len()];
     let shared: Vec<f64> = (0..6).map(|_| z(rng)).collect();
     let c = common.c;
     let arm = |slower: f64, arm: Arm, rng: &mut StdRng| {
@@ -193,7 +216,7 @@ fn ab_cell(
                             Some(k) => m == 0 && s == k,
                         };
                         let f = if hit { slower } else { 1.0 };
-                        pair_of(m, s, p, rho, f, &common, &mut rng)
+                        pair_of(sim.shapes, (m, s, p), rho, f, &common, &mut rng)
                     })
                     .collect()
             };
@@ -323,7 +346,8 @@ fn side(
                 } else {
                     1.0
                 };
-                let sd = sim.uniform.unwrap_or(SHAPES[s % 3]).map(|v| v * sim.scale);
+                let shape = sim.shapes[s % sim.shapes.len()];
+                let sd = sim.uniform.unwrap_or(shape).map(|v| v * sim.scale);
                 out.push(launch((m, s, l), sd, f, &common, &session, rng));
             }
         }
@@ -348,6 +372,8 @@ struct Sim {
     same_session: bool,
     /// Every row's launch sd (%), instead of the corpus's shapes.
     uniform: Option<[f64; 6]>,
+    /// The corpus's noise per scenario shape, cycled over the suite's scenarios.
+    shapes: &'static [[f64; 6]],
 }
 
 fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64) -> Cell {
@@ -386,7 +412,8 @@ fn main() {
     let (mut trials, mut seed, mut scale) = (300usize, 42u64, 1.0f64);
     let (mut ab, mut cfg, mut one) = (false, GateConfig::default(), 0usize);
     let mut one_pct = 5.0f64;
-    let mut c = LAUNCH_CORR;
+    let mut c = None;
+    let mut fit = 0usize;
     let mut session_sd = 0.0f64;
     let mut same_session = false;
     let (mut uniform, mut oracle) = (None, false);
@@ -407,7 +434,8 @@ fn main() {
             "--alpha" => cfg.alpha = Some(v),
             "--engine-wide-share" => cfg.engine_wide_share = Some(v),
             "--one-slower" => one_pct = v,
-            "--launch-corr" => c = v,
+            "--launch-corr" => c = Some(v),
+            "--fit" => fit = v as usize,
             "--session-sd" => session_sd = v,
             "--same-session" => same_session = v != 0.0,
             "--uniform-noise" => uniform = Some([v; 6]),
@@ -425,6 +453,13 @@ fn main() {
             other => panic!("unknown argument {other}"),
         }
     }
+    let (shapes, corr): (&'static [[f64; 6]], f64) = match fit {
+        0 => (&SHAPES, LAUNCH_CORR),
+        1 => (&CPU_LLAMACPP, CPU_LLAMACPP_CORR),
+        2 => (&CPU_VLLM, CPU_VLLM_CORR),
+        other => panic!("--fit {other}: 0 (GPU corpus), 1 (CPU llama.cpp) or 2 (CPU vLLM)"),
+    };
+    let c = c.unwrap_or(corr);
     assert!((0.0..1.0).contains(&c), "--launch-corr must be in [0, 1)");
     if oracle {
         // The oracle knows every row's noise: the true sd as the prior, weighed as exact.
@@ -446,6 +481,7 @@ fn main() {
         session_sd,
         same_session,
         uniform,
+        shapes,
     };
     if ab {
         ab_table(&sim, seed, one);
