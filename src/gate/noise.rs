@@ -372,6 +372,10 @@ pub struct SessionTerm {
     /// Σₛ (baseline share − candidate share)² ([`session_factor`]): the se² gains
     /// λ · sd² · factor.
     pub factor: f64,
+    /// The degrees of freedom behind a measured λ: its session comparisons plus the prior's
+    /// ([`SESSION_PRIOR_DF`]); `None` when λ is assumed (a constant, no sampling error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub df: Option<f64>,
 }
 
 /// The noise priors of one check, per metric class: learnt from the rows in front of the gate
@@ -435,6 +439,13 @@ impl Priors {
     /// session comparisons behind the measurement: 1 for two sessions); the prior alone, with
     /// `measured` false, when no side spans two sessions.
     pub fn session_ratio(&self, metric: &str) -> (f64, bool) {
+        let (ratio, df) = self.session_ratio_df(metric);
+        (ratio, df.is_some())
+    }
+
+    /// [`Self::session_ratio`] with the degrees of freedom behind a measured λ (its session
+    /// comparisons plus the prior's), `None` when λ is assumed.
+    pub fn session_ratio_df(&self, metric: &str) -> (f64, Option<f64>) {
         let measured = |(b, w, df): (f64, f64, f64)| (w > 0.0).then(|| (b / w, df));
         let all = self.sessions.values().fold((0.0, 0.0, 0.0f64), |a, s| {
             (a.0 + s.0, a.1 + s.1, a.2.max(s.2))
@@ -448,19 +459,20 @@ impl Priors {
         match got {
             Some((r, df)) => (
                 (SESSION_PRIOR_DF * SESSION_RATIO_PRIOR + df * r) / (SESSION_PRIOR_DF + df),
-                true,
+                Some(SESSION_PRIOR_DF + df),
             ),
-            None => (SESSION_RATIO_PRIOR, false),
+            None => (SESSION_RATIO_PRIOR, None),
         }
     }
 
     /// The session term of a stored comparison of `b` with `c` for `metric`.
     pub fn session_term(&self, metric: &str, b: &Launches, c: &Launches) -> SessionTerm {
-        let (ratio, measured) = self.session_ratio(metric);
+        let (ratio, df) = self.session_ratio_df(metric);
         SessionTerm {
             ratio,
-            measured,
+            measured: df.is_some(),
             factor: session_factor(b, c),
+            df,
         }
     }
 }

@@ -345,10 +345,21 @@ fn stored_test(
     noise.session = Some(term);
     let var = noise.sd() * noise.sd();
     let fixed_var = term.ratio * var * term.factor;
+    let launch_var = var * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64);
+    // A measured λ carries its own sampling error (two sessions: one comparison): the se²'s df
+    // by Welch–Satterthwaite over its launch part and its session part. An assumed λ is a
+    // constant and adds none.
+    let df = match term.df {
+        Some(df_l) if fixed_var > 0.0 && noise.df > 0.0 => {
+            let total = launch_var + fixed_var;
+            total * total / (launch_var * launch_var / noise.df + fixed_var * fixed_var / df_l)
+        }
+        _ => noise.df,
+    };
     let shift = Shift {
         worse: orientation(direction) * (cl.mean() - bl.mean()),
-        se: (var * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64) + fixed_var).sqrt(),
-        df: noise.df,
+        se: (launch_var + fixed_var).sqrt(),
+        df: df.min(noise.df),
     };
     let test = Test {
         shift,
