@@ -798,3 +798,76 @@ fn a_late_stray_that_was_read_as_an_answer_fails_that_request() {
     assert!(kinds[2..].iter().all(|k| k == "ok"), "{kinds:?}");
     assert_eq!(seen.load(Ordering::SeqCst), 6);
 }
+
+#[test]
+fn ramp_and_prefix_flags_and_their_product_are_bounded() {
+    // Each once panicked (a 1e20 s gap) or aborted on a 16 GB allocation; the last is within
+    // every flag's own limit, but a million prompts of ten million tokens is 10^13 tokens.
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer_json(dir.path());
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &[
+                "--ramp-up-strategy",
+                "linear",
+                "--ramp-up-start-rps",
+                "1e-20",
+                "--ramp-up-end-rps",
+                "10",
+            ],
+            "--ramp-up-start-rps",
+        ),
+        (
+            &["--random-prefix-len", "4294967295"],
+            "--random-prefix-len",
+        ),
+        (
+            &["--prefix-repetition-prefix-len", "4000000000"],
+            "--prefix-repetition-prefix-len",
+        ),
+        (
+            &["--prefix-repetition-num-prefixes", "4000000000"],
+            "--prefix-repetition-num-prefixes",
+        ),
+        (
+            &["--prefix-repetition-suffix-len", "4000000000"],
+            "--prefix-repetition-suffix-len",
+        ),
+        (
+            &["--num-prompts", "1000000", "--random-input-len", "10000000"],
+            "--random-input-len",
+        ),
+        (
+            &[
+                "--dataset-name",
+                "prefix_repetition",
+                "--num-prompts",
+                "1000000",
+                "--prefix-repetition-suffix-len",
+                "1000000",
+            ],
+            "--prefix-repetition-suffix-len",
+        ),
+    ];
+    for (args, says) in cases {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+            .args(["run", "--model", "m", "--base-url", "http://127.0.0.1:9"])
+            .args(["--ready-check-timeout-sec", "0", "--tokenizer"])
+            .arg(&tok)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = wait_with_limit(child, Duration::from_secs(30), "perfgate run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)),
+            "{args:?}: {:?} {err}",
+            out.status
+        );
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
