@@ -52,6 +52,7 @@ pub fn parse_objects(
     flavor: Flavor,
 ) -> Result<Imported, ImportError> {
     let mut out = Imported::default();
+    super::nan_only_in_statistics(text, path)?;
     let text = &*super::python_json(text);
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
     loop {
