@@ -6,7 +6,8 @@
 //! LMDeploy CSV ([`lmdeploy_csv`]) and perfgate's own JSON Lines. Every printed number is parsed
 //! from its text with `str::parse::<f64>`, so it serialises back identically; the run's own
 //! arguments (`Namespace(...)`, the command line) identify the scenario, never a position.
-//! A block that cannot be parsed is an error naming the file and line. Pure: no I/O.
+//! A block that cannot be parsed is an error naming the file and line. Pure but for
+//! [`read_file`], which reads a file to import with its lines bounded.
 
 use crate::record::{check_metric_value, RangeConvention, ScenarioResult};
 
@@ -175,6 +176,70 @@ pub fn import_text(text: &str, path: &str, opts: &ImportOptions) -> Result<Impor
     }
     number_runs(&mut imported.records);
     Ok(imported)
+}
+
+/// The longest line a console log or CSV may have: 16 MiB (a log line is a few hundred bytes;
+/// a hostile or broken file can hold one of a gigabyte). JSON files are exempt: vLLM writes its
+/// `--save-detailed` result, hundreds of megabytes, as one line.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// Open and read a file to import ([`read_capped`]); `path` names it in errors.
+pub fn read_file(file: &std::path::Path, path: &str) -> Result<String, ImportError> {
+    let f = std::fs::File::open(file)
+        .map_err(|e| ImportError::at(path, 0, format!("cannot read: {e}")))?;
+    read_capped(f, path)
+}
+
+/// Read a file to import from `r`, line by line, refusing (as `PATH:LINE`) a line over
+/// [`MAX_LINE`] unless the file is JSON (its first byte other than a byte-order mark or
+/// whitespace is `{` or `[`). Reading stops at the first over-long line, so such a file never
+/// sits in memory whole.
+pub fn read_capped(r: impl std::io::Read, path: &str) -> Result<String, ImportError> {
+    use std::io::BufRead;
+    let io = |e: std::io::Error| ImportError::at(path, 0, format!("cannot read: {e}"));
+    let mut r = std::io::BufReader::new(r);
+    let mut out: Vec<u8> = Vec::new();
+    let mut json: Option<bool> = None;
+    let mut line = 0usize;
+    loop {
+        line += 1;
+        let start = out.len();
+        let cap = if json == Some(true) {
+            u64::MAX
+        } else {
+            MAX_LINE as u64 + 1
+        };
+        let n = std::io::Read::take(&mut r, cap)
+            .read_until(b'\n', &mut out)
+            .map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        if json.is_none() {
+            let text = &out[..];
+            let text = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
+            json = text
+                .iter()
+                .find(|b| !b.is_ascii_whitespace())
+                .map(|b| matches!(b, b'{' | b'['));
+        }
+        let body = out.len() - start - usize::from(out.ends_with(b"\n"));
+        if json != Some(true) && body > MAX_LINE {
+            return Err(ImportError::at(
+                path,
+                line,
+                format!(
+                    "a line longer than {} MiB: not a benchmark log (reading stopped here)",
+                    MAX_LINE >> 20
+                ),
+            ));
+        }
+    }
+    String::from_utf8(out).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
+        ImportError::at(path, line, "not UTF-8 text")
+    })
 }
 
 /// What no benchmark can have measured, whichever tool printed it: a metric outside its range
@@ -520,6 +585,27 @@ mod tests {
             assert!(e.starts_with("v.json:2: "), "{to}: {e}");
             assert!(e.contains(says), "{to}: {e}");
         }
+    }
+
+    #[test]
+    fn an_over_long_line_is_refused_by_its_place_unless_json() {
+        let long = "x".repeat(MAX_LINE + 1);
+        let text = format!("a log\nline two\n{long}\nmore\n");
+        let e = read_capped(text.as_bytes(), "l.txt")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("l.txt:3: a line longer than 16 MiB"),
+            "{}",
+            &e[..100]
+        );
+        let exact = "y".repeat(MAX_LINE);
+        let ok = format!("a\n{exact}\n");
+        assert_eq!(read_capped(ok.as_bytes(), "l.txt").unwrap(), ok);
+        let json = format!("\n {{\"a\": \"{long}\"}}\n");
+        assert_eq!(read_capped(json.as_bytes(), "r.json").unwrap(), json);
+        let e = read_capped(&b"ok\n\xff\n"[..], "b.txt").unwrap_err();
+        assert_eq!(e.to_string(), "b.txt:2: not UTF-8 text");
     }
 
     #[test]
