@@ -871,3 +871,73 @@ fn ramp_and_prefix_flags_and_their_product_are_bounded() {
         assert!(!err.contains("panicked"), "{err}");
     }
 }
+
+#[test]
+fn an_endless_tokenize_answer_is_cut_at_its_bound() {
+    // /v1/models answers (llama.cpp's shape, with n_vocab); /tokenize answers 200 and never
+    // ends. Once read whole: 3 GB.
+    let (port, _) = serve(|mut c, _| {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            match c.read(&mut byte) {
+                Ok(1) => head.push(byte[0]),
+                _ => return,
+            }
+        }
+        if head.starts_with(b"GET /v1/models") {
+            let body = r#"{"data":[{"id":"m","meta":{"n_vocab":100}}]}"#;
+            let _ = c.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+            return;
+        }
+        let _ =
+            c.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{\"tokens\": [");
+        flood(&mut c, &b"1, ".repeat(16 * 1024));
+    });
+    let t0 = Instant::now();
+    let tok =
+        perfgate::client::tokenize::ServerTokenizer::connect(&format!("http://127.0.0.1:{port}"))
+            .unwrap();
+    use perfgate::tokenizer::Tokenize;
+    let err = tok.encode("hello").unwrap_err().to_string();
+    assert!(err.contains("larger than 64 MiB"), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn a_trickled_models_answer_does_not_outlast_the_ready_check() {
+    // /v1/models answers 200 and then one byte every 200 ms: each read is quick, the body
+    // never ends. The ready check's deadline covers the body too.
+    let (port, _) = serve(|mut c, _| {
+        let _ = read_head(&mut c);
+        let _ = c.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{");
+        while c.write_all(b" ").is_ok() {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer_json(dir.path());
+    let t0 = Instant::now();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .args(["run", "--base-url", &format!("http://127.0.0.1:{port}")])
+        .args(["--model", "m", "--ready-check-timeout-sec", "3"])
+        .arg("--tokenizer")
+        .arg(&tok)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_with_limit(child, Duration::from_secs(60), "perfgate run");
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("not ready after 3 s"), "{err}");
+    assert!(took < Duration::from_secs(12), "{took:?}");
+}
