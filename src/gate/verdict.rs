@@ -212,7 +212,6 @@ impl<'a> Grouped<'a> {
             let next = rank.len();
             rank.entry(m.clone()).or_insert(next);
         }
-        let mut order = order;
         order.sort_by_key(|(m, _)| rank[m]);
         Grouped { order, base, cur }
     }
