@@ -133,6 +133,114 @@ pub const SHAREGPT_MIN_LEN: usize = 4;
 pub const SHAREGPT_MAX_PROMPT_LEN: usize = 1024;
 pub const SHAREGPT_MAX_TOTAL_LEN: usize = 2048;
 
+/// Most prompts of one scenario.
+pub const MAX_PROMPTS: usize = 1_000_000;
+/// Longest prompt (and shared prefix or suffix), in tokens.
+pub const MAX_INPUT_LEN: u32 = 10_000_000;
+/// Longest output, in tokens.
+pub const MAX_OUTPUT_LEN: u32 = 1_000_000;
+/// Most prompt tokens one scenario synthesises (prompts × their longest length, prefixes
+/// included): about 3 GB of text. Each bound above alone is fine; their product is not.
+pub const MAX_PROMPT_TOKENS: u64 = 500_000_000;
+
+/// Check the sizes a spec asks to synthesise before any memory is taken for them: each length
+/// within its bound and the whole within [`MAX_PROMPT_TOKENS`], naming the flags.
+pub fn check_size(spec: &DatasetSpec) -> Result<(), DatasetError> {
+    let bad = |msg: String| Err(DatasetError::Invalid(msg));
+    if spec.num_prompts == 0 || spec.num_prompts > MAX_PROMPTS {
+        return bad(format!(
+            "--num-prompts {} is outside [1, {MAX_PROMPTS}]",
+            spec.num_prompts
+        ));
+    }
+    let pr = spec.prefix_repetition;
+    for (flag, v, hi) in [
+        ("--random-input-len", spec.random_input_len, MAX_INPUT_LEN),
+        ("--random-prefix-len", spec.random_prefix_len, MAX_INPUT_LEN),
+        (
+            "--random-output-len",
+            spec.random_output_len,
+            MAX_OUTPUT_LEN,
+        ),
+        (
+            "--prefix-repetition-prefix-len",
+            pr.prefix_len,
+            MAX_INPUT_LEN,
+        ),
+        (
+            "--prefix-repetition-suffix-len",
+            pr.suffix_len,
+            MAX_INPUT_LEN,
+        ),
+        (
+            "--prefix-repetition-output-len",
+            pr.output_len,
+            MAX_OUTPUT_LEN,
+        ),
+        (
+            "--prefix-repetition-num-prefixes",
+            pr.num_prefixes,
+            MAX_PROMPTS as u32,
+        ),
+        (
+            "--custom-output-len",
+            spec.custom_output_len,
+            MAX_OUTPUT_LEN,
+        ),
+    ] {
+        if v > hi {
+            return bad(format!("{flag} {v} is above its limit {hi}"));
+        }
+    }
+    let n = spec.num_prompts as u64;
+    let (what, total) = match spec.name {
+        DatasetName::Random | DatasetName::Fixed => {
+            let len = u64::from(spec.random_input_len);
+            let hi = if spec.name == DatasetName::Random {
+                check_ratio(spec)?;
+                spec.range_convention.bounds(len, spec.random_range_ratio).1
+            } else {
+                len
+            };
+            let prefix = u64::from(spec.random_prefix_len);
+            (
+                format!(
+                    "--num-prompts {n} × (the longest --random-input-len draw {hi}{})",
+                    if prefix > 0 {
+                        format!(" + --random-prefix-len {prefix}")
+                    } else {
+                        String::new()
+                    }
+                ),
+                n.saturating_mul(hi.saturating_add(prefix)),
+            )
+        }
+        DatasetName::PrefixRepetition => {
+            let (p, q, k) = (
+                u64::from(pr.prefix_len),
+                u64::from(pr.suffix_len),
+                u64::from(pr.num_prefixes),
+            );
+            (
+                format!(
+                    "--num-prompts {n} × (--prefix-repetition-prefix-len {p} + \
+                     --prefix-repetition-suffix-len {q}) + --prefix-repetition-num-prefixes {k} \
+                     × {p}"
+                ),
+                n.saturating_mul(p + q).saturating_add(k.saturating_mul(p)),
+            )
+        }
+        _ => return Ok(()),
+    };
+    if total > MAX_PROMPT_TOKENS {
+        return bad(format!(
+            "{what} is {total} prompt tokens to build; the limit is {MAX_PROMPT_TOKENS} \
+             (about 3 GB of text): fewer prompts or shorter ones"
+        ));
+    }
+    Ok(())
+}
+
 /// Build the prompts of a scenario.
 pub fn build(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
     if spec.num_prompts == 0 {
@@ -140,6 +248,7 @@ pub fn build(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetE
             "num_prompts must be at least 1".into(),
         ));
     }
+    check_size(spec)?;
     match spec.name {
         DatasetName::Random => random(spec, tok),
         DatasetName::Fixed => fixed(spec, tok),

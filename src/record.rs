@@ -1001,6 +1001,15 @@ pub enum FailureKind {
     /// The response broke a size bound: a head over 64 KiB (interim `1xx` included) or an SSE
     /// event over 8 MiB.
     TooLarge,
+    /// More text chunks (or text bytes) than `max_tokens` can produce, past a margin: the stream
+    /// was cut there (an engine that ignores `max_tokens`, or a server streaming without end).
+    OverMaxTokens,
+    /// `usage.completion_tokens` the request cannot have: above `max_tokens`, or 0 for a response
+    /// that carried text. The engine's count is not taken.
+    ImplausibleUsage,
+    /// On a reused keep-alive connection, more bytes followed the response: what was read may be
+    /// a response the server sent without a request, so it is not counted as this one's answer.
+    UnsolicitedResponse,
 }
 
 impl FailureKind {
@@ -1017,6 +1026,9 @@ impl FailureKind {
             FailureKind::NoDone => "stream_ended_without_done".into(),
             FailureKind::NoOutput => "no_output_tokens".into(),
             FailureKind::TooLarge => "response_too_large".into(),
+            FailureKind::OverMaxTokens => "output_over_max_tokens".into(),
+            FailureKind::ImplausibleUsage => "implausible_usage".into(),
+            FailureKind::UnsolicitedResponse => "unsolicited_response".into(),
         }
     }
 }

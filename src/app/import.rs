@@ -1,7 +1,5 @@
 //! `perfgate import`: read each file, detect its format, import it, write JSON Lines.
 
-use anyhow::Context;
-
 use super::Exit;
 use crate::cli::import::ImportArgs;
 use crate::import::{self, ImportOptions};
@@ -22,7 +20,7 @@ pub(crate) fn exec(args: ImportArgs) -> anyhow::Result<Exit> {
     let mut records = Vec::new();
     for file in &args.files {
         let path = file.display().to_string();
-        let text = std::fs::read_to_string(file).with_context(|| format!("{path}: cannot read"))?;
+        let text = import::read_file(file, &path)?;
         let format = import::detect(&text, &path);
         let imported = import::import_text(&text, &path, &opts)?;
         if !args.quiet {

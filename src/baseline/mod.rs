@@ -5,7 +5,7 @@
 
 pub mod promote;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -269,8 +269,9 @@ impl Provenance {
         } else {
             given.iter().cloned().collect()
         };
+        let mut listed: HashSet<String> = self.sources.iter().cloned().collect();
         for s in sources {
-            if !self.sources.contains(&s) {
+            if listed.insert(s.clone()) {
                 self.sources.push(s);
             }
         }
@@ -292,7 +293,7 @@ impl Baseline {
                 path: path.into(),
                 line,
                 col,
-                message: e.message().to_string(),
+                message: crate::text::shorten_quoted(e.message(), 80),
             }
         })?;
         b.validate(path)?;
@@ -312,7 +313,7 @@ impl Baseline {
     pub fn validate(&self, path: &str) -> Result<(), BaselineError> {
         let invalid = |message: String| BaselineError::Invalid {
             path: path.into(),
-            message,
+            message: crate::text::shorten_quoted(&message, 80),
         };
         if self.schema_version != SCHEMA_VERSION {
             return Err(invalid(format!(
@@ -507,9 +508,28 @@ impl Baseline {
         type Runs = Vec<(RunInfo, BTreeMap<String, f64>)>;
         type Scenarios = Vec<(String, ScenarioParams, Runs)>;
         let mut models: Vec<(ModelBaseline, Scenarios)> = Vec::new();
+        // Where each model and each (model, scenario) sits, and the runs already recorded (by
+        // source, date, launch, session), so every record is placed by a look-up, not a scan.
+        let mut model_at: HashMap<String, usize> = HashMap::new();
+        let mut scenario_at: HashMap<(usize, String), usize> = HashMap::new();
+        type RunKey = (
+            Option<String>,
+            Option<String>,
+            Option<String>,
+            Option<String>,
+        );
+        let run_key = |x: &RunInfo| -> RunKey {
+            (
+                x.source.clone(),
+                x.date.clone(),
+                x.launch_id.clone(),
+                x.session_id.clone(),
+            )
+        };
+        let mut recorded: HashSet<(usize, usize, RunKey)> = HashSet::new();
         if let Some(b) = base {
             for m in &b.models {
-                let mut scenarios = Vec::new();
+                let mut scenarios: Scenarios = Vec::new();
                 for s in &m.scenarios {
                     let runs = s
                         .runs
@@ -528,6 +548,14 @@ impl Baseline {
                 }
                 let mut head = m.clone();
                 head.scenarios.clear();
+                let mi = models.len();
+                model_at.entry(m.name.clone()).or_insert(mi);
+                for (si, (id, _, runs)) in scenarios.iter().enumerate() {
+                    scenario_at.entry((mi, id.clone())).or_insert(si);
+                    for run in runs.iter() {
+                        recorded.insert((mi, si, run_key(&run.0)));
+                    }
+                }
                 models.push((head, scenarios));
             }
         }
@@ -547,9 +575,10 @@ impl Baseline {
                     )));
                 }
             }
-            let mi = match models.iter().position(|(m, _)| m.name == r.model) {
-                Some(i) => i,
+            let mi = match model_at.get(&r.model) {
+                Some(&i) => i,
                 None => {
+                    model_at.insert(r.model.clone(), models.len());
                     models.push((
                         ModelBaseline {
                             name: r.model.clone(),
@@ -596,9 +625,10 @@ impl Baseline {
                 }
             }
             let id = r.scenario_id();
-            let si = match scenarios.iter().position(|(sid, _, _)| *sid == id) {
-                Some(i) => i,
+            let si = match scenario_at.get(&(mi, id.clone())) {
+                Some(&i) => i,
                 None => {
+                    scenario_at.insert((mi, id.clone()), scenarios.len());
                     scenarios.push((id.clone(), r.params.clone(), Vec::new()));
                     scenarios.len() - 1
                 }
@@ -618,13 +648,8 @@ impl Baseline {
                 derived: r.derived.clone(),
                 errors: r.errors.clone(),
             };
-            let same_run = |x: &RunInfo| {
-                x.source == run.source
-                    && x.date == run.date
-                    && x.launch_id == run.launch_id
-                    && x.session_id == run.session_id
-            };
-            if run.source.is_some() && scenarios[si].2.iter().any(|(x, _)| same_run(x)) {
+            let fresh = recorded.insert((mi, si, run_key(&run)));
+            if run.source.is_some() && !fresh {
                 notes.push(format!(
                     "model `{}`, scenario `{id}`: a run from {} is already recorded; added again",
                     r.model,
@@ -639,9 +664,10 @@ impl Baseline {
         for (mut model, scenarios) in models {
             for (id, params, runs) in scenarios {
                 let mut names: Vec<String> = Vec::new();
+                let mut named: HashSet<&str> = HashSet::new();
                 for (_, vals) in &runs {
                     for k in vals.keys() {
-                        if !names.contains(k) {
+                        if named.insert(k) {
                             names.push(k.clone());
                         }
                     }

@@ -13,13 +13,13 @@ pub const MIN_RATE: f64 = 1e-3;
 /// Fastest finite request rate; beyond it `inf` says the same.
 pub const MAX_RATE: f64 = 1e6;
 /// Most prompts (and warm-up requests) of one run: the records alone take ~0.5 GB at this size.
-pub const MAX_PROMPTS: usize = 1_000_000;
+pub const MAX_PROMPTS: usize = crate::dataset::MAX_PROMPTS;
 /// Most requests in flight (each holds a socket; far above any file-descriptor limit in use).
 pub const MAX_CONCURRENCY: usize = 100_000;
 /// Longest prompt, in tokens.
-pub const MAX_INPUT_LEN: u32 = 10_000_000;
+pub const MAX_INPUT_LEN: u32 = crate::dataset::MAX_INPUT_LEN;
 /// Longest output, in tokens.
-pub const MAX_OUTPUT_LEN: u32 = 1_000_000;
+pub const MAX_OUTPUT_LEN: u32 = crate::dataset::MAX_OUTPUT_LEN;
 
 fn number(s: &str) -> Result<f64, String> {
     let v: f64 = s
@@ -100,6 +100,27 @@ pub fn input_len(s: &str) -> Result<u32, String> {
     whole_in(s, 1, u64::from(MAX_INPUT_LEN)).map(|v| v as u32)
 }
 
+/// A length in tokens that may be 0 (a prefix or suffix): 0 ..= [`MAX_INPUT_LEN`].
+pub fn len_or_zero(s: &str) -> Result<u32, String> {
+    whole_in(s, 0, u64::from(MAX_INPUT_LEN)).map(|v| v as u32)
+}
+
+/// How many distinct shared prefixes: 1 ..= [`MAX_PROMPTS`].
+pub fn prefixes(s: &str) -> Result<u32, String> {
+    whole_in(s, 1, MAX_PROMPTS as u64).map(|v| v as u32)
+}
+
+/// A ramp-up rate: requests per second in [[`MIN_RATE`], [`MAX_RATE`]].
+pub fn rps(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if !(MIN_RATE..=MAX_RATE).contains(&v) {
+        return Err(format!(
+            "must be requests per second in [{MIN_RATE}, {MAX_RATE}], got {s}"
+        ));
+    }
+    Ok(v)
+}
+
 /// An output length in tokens: 1 ..= [`MAX_OUTPUT_LEN`].
 pub fn output_len(s: &str) -> Result<u32, String> {
     whole_in(s, 1, u64::from(MAX_OUTPUT_LEN)).map(|v| v as u32)
@@ -176,5 +197,9 @@ mod tests {
         assert!(range_ratio("-0.5").unwrap_err().contains("≥ 0"));
         assert!(output_len("0").is_err() && input_len("10000001").is_err());
         assert!(burstiness("0").is_err() && temperature("-1").is_err());
+        assert!(rps("1e-20").unwrap_err().contains("[0.001, 1000000]"));
+        assert!(rps("inf").is_err() && rps("2").is_ok());
+        assert!(len_or_zero("4294967295").is_err() && len_or_zero("0").is_ok());
+        assert!(prefixes("0").is_err() && prefixes("4000000000").is_err());
     }
 }

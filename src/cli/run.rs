@@ -65,7 +65,7 @@ pub struct RunArgs {
     #[arg(long, default_value_t = 0.0, value_parser = num::range_ratio)]
     pub random_range_ratio: f64,
     /// Tokens of a shared random prefix before every random prompt (added to its length).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 0, value_parser = num::len_or_zero)]
     pub random_prefix_len: u32,
     /// vllm: lengths in [L(1−r), L(1+r)]; sglang (and LMDeploy): [max(rL, 1), L].
     #[arg(long, value_enum, default_value = "vllm")]
@@ -74,19 +74,19 @@ pub struct RunArgs {
     #[arg(long, value_parser = num::output_len)]
     pub sharegpt_output_len: Option<u32>,
     /// prefix_repetition: tokens of each shared prefix.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = num::len_or_zero)]
     pub prefix_repetition_prefix_len: u32,
     /// prefix_repetition: tokens of each prompt's unique suffix.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = num::len_or_zero)]
     pub prefix_repetition_suffix_len: u32,
     /// prefix_repetition: how many distinct prefixes the prompts share.
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = 10, value_parser = num::prefixes)]
     pub prefix_repetition_num_prefixes: u32,
     /// prefix_repetition: output length in tokens.
-    #[arg(long, default_value_t = 128)]
+    #[arg(long, default_value_t = 128, value_parser = num::output_len)]
     pub prefix_repetition_output_len: u32,
     /// custom: output length in tokens of every prompt.
-    #[arg(long, default_value_t = 256)]
+    #[arg(long, default_value_t = 256, value_parser = num::output_len)]
     pub custom_output_len: u32,
     /// custom: accepted for vLLM compatibility; perfgate never applies a chat template
     /// client-side (the chat endpoint applies the server's).
@@ -103,10 +103,10 @@ pub struct RunArgs {
     #[arg(long, value_enum, requires_all = ["ramp_up_start_rps", "ramp_up_end_rps"])]
     pub ramp_up_strategy: Option<RampUpStrategy>,
     /// Request rate of the first request under --ramp-up-strategy.
-    #[arg(long, requires = "ramp_up_strategy")]
+    #[arg(long, requires = "ramp_up_strategy", value_parser = num::rps)]
     pub ramp_up_start_rps: Option<f64>,
     /// Request rate of the last request under --ramp-up-strategy.
-    #[arg(long, requires = "ramp_up_strategy")]
+    #[arg(long, requires = "ramp_up_strategy", value_parser = num::rps)]
     pub ramp_up_end_rps: Option<f64>,
     /// At most this many requests in flight.
     #[arg(long, value_parser = num::concurrency)]

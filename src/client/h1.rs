@@ -91,8 +91,13 @@ impl Target {
 #[derive(Debug)]
 pub struct Pool {
     addr: SocketAddr,
-    idle: Mutex<Vec<TcpStream>>,
+    /// Each with whether it carried an exchange already.
+    idle: Mutex<Vec<(TcpStream, bool)>>,
     connect_timeout: Duration,
+    /// The server sent bytes nobody asked for (a response without a request) on some connection:
+    /// from then on no connection is reused, since on a reused one such bytes can pass for the
+    /// next request's answer.
+    strays: std::sync::atomic::AtomicBool,
 }
 
 impl Pool {
@@ -101,26 +106,60 @@ impl Pool {
             addr,
             idle: Mutex::new(Vec::new()),
             connect_timeout,
+            strays: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
-    /// An idle connection the server has not closed, or a new one.
-    pub async fn checkout(&self) -> io::Result<TcpStream> {
-        while let Some(s) = self.pop() {
-            if still_open(&s) {
-                return Ok(s);
+    /// An idle connection the server has not closed and that holds no stray bytes, or a new
+    /// one; and whether it carried an exchange before (`true`: an answer on it could be a stray
+    /// of that earlier exchange).
+    pub async fn checkout(&self) -> io::Result<(TcpStream, bool)> {
+        while let Some((s, used)) = self.pop() {
+            match idle_state(&s) {
+                Idle::Quiet => return Ok((s, used)),
+                Idle::Closed => {}
+                Idle::Stray => self.saw_strays(),
             }
         }
-        self.connect().await
+        Ok((self.connect().await?, false))
     }
 
-    fn pop(&self) -> Option<TcpStream> {
+    fn pop(&self) -> Option<(TcpStream, bool)> {
+        if self.strays_seen() {
+            self.idle.lock().unwrap_or_else(|e| e.into_inner()).clear();
+            return None;
+        }
         self.idle.lock().unwrap_or_else(|e| e.into_inner()).pop()
     }
 
-    /// Give back a connection whose response was read to its end.
+    /// Give back a connection whose response was read to its end (dropped once strays were seen).
     pub fn checkin(&self, s: TcpStream) {
-        self.idle.lock().unwrap_or_else(|e| e.into_inner()).push(s);
+        self.put(s, true);
+    }
+
+    /// Keep a connection opened ahead of the requests.
+    pub fn checkin_new(&self, s: TcpStream) {
+        self.put(s, false);
+    }
+
+    fn put(&self, s: TcpStream, used: bool) {
+        if !self.strays_seen() {
+            self.idle
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push((s, used));
+        }
+    }
+
+    /// Record that the server sent bytes nobody asked for: no connection is reused from now on.
+    pub fn saw_strays(&self) {
+        self.strays
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether the server was seen sending bytes nobody asked for.
+    pub fn strays_seen(&self) -> bool {
+        self.strays.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Idle connections held now.
@@ -142,14 +181,25 @@ impl Pool {
     }
 }
 
-/// Whether an idle connection can take a request: no end-of-stream and no stray bytes waiting.
-/// A server may close an idle keep-alive connection at any time (uvicorn after 5 s); sending on
-/// it would fail a request the server never saw.
-fn still_open(s: &TcpStream) -> bool {
+/// What an idle connection holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Idle {
+    /// Nothing: it can take a request.
+    Quiet,
+    /// End of stream. A server may close an idle keep-alive connection at any time (uvicorn
+    /// after 5 s); sending on it would fail a request the server never saw.
+    Closed,
+    /// Bytes nobody asked for.
+    Stray,
+}
+
+/// Peek at an idle connection without waiting.
+pub fn idle_state(s: &TcpStream) -> Idle {
     let mut b = [MaybeUninit::<u8>::uninit(); 1];
     match socket2::SockRef::from(s).peek(&mut b) {
-        Err(e) => e.kind() == io::ErrorKind::WouldBlock,
-        Ok(_) => false, // 0: closed; 1: bytes nobody asked for
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Idle::Quiet,
+        Err(_) | Ok(0) => Idle::Closed,
+        Ok(_) => Idle::Stray,
     }
 }
 

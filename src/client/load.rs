@@ -202,6 +202,13 @@ impl RampUp {
                 self.strategy.as_str()
             ));
         }
+        // The flags' own bounds (src/cli/num.rs), for ramps that come from a suite or a file.
+        if a < 1e-3 || b > 1e6 {
+            return Err(format!(
+                "--ramp-up-start-rps and --ramp-up-end-rps must be in [0.001, 1000000] requests \
+                 per second, got {a} and {b}"
+            ));
+        }
         Ok(())
     }
 }
@@ -224,7 +231,11 @@ pub fn schedule_ramp(
     let mut t = 0.0f64;
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
-        out.push(Duration::from_secs_f64(t));
+        out.push(Duration::try_from_secs_f64(t).map_err(|_| {
+            LoadError::Config(format!(
+                "the ramp-up puts request {i} {t:e} s after the start: not a schedule"
+            ))
+        })?);
         let rate = ramp.strategy.rate(ramp.start_rps, ramp.end_rps, i, n);
         let gamma = Gamma::new(burstiness, 1.0 / (rate * burstiness))
             .map_err(|e| LoadError::Config(format!("ramp-up rate {rate}: {e}")))?;

@@ -137,9 +137,58 @@ pub struct Client {
     chat: bool,
     /// `Authorization` header value from `OPENAI_API_KEY` (as vLLM's benchmark does). Never printed.
     authorization: Option<String>,
+    /// Where the output limit comes from: each prompt's `max_tokens`, a fixed value set by
+    /// `extra_body`, or none (an `extra_body` limit perfgate cannot read).
+    limit: OutputLimit,
 }
 
+/// The `max_tokens` the server was asked for, as far as perfgate can tell.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum OutputLimit {
+    PerPrompt,
+    Fixed(u32),
+    Unknown,
+}
+
+impl OutputLimit {
+    fn of(extra_body: &serde_json::Map<String, serde_json::Value>) -> OutputLimit {
+        let mut limit = OutputLimit::PerPrompt;
+        for key in ["max_tokens", "max_completion_tokens"] {
+            match extra_body.get(key) {
+                None => {}
+                Some(v) => match v.as_u64().and_then(|n| u32::try_from(n).ok()) {
+                    Some(n) if limit == OutputLimit::PerPrompt => limit = OutputLimit::Fixed(n),
+                    Some(n) if limit == OutputLimit::Fixed(n) => {}
+                    _ => return OutputLimit::Unknown,
+                },
+            }
+        }
+        limit
+    }
+
+    fn for_prompt(self, output_len: u32) -> Option<u32> {
+        match self {
+            OutputLimit::PerPrompt => Some(output_len),
+            OutputLimit::Fixed(n) => Some(n),
+            OutputLimit::Unknown => None,
+        }
+    }
+}
+
+/// The most text chunks a stream asked for `max_tokens` may carry: `max_tokens` plus a quarter
+/// plus 16 (a chunk holds at least one token, but a server may split a token's bytes).
+pub fn chunk_cap(max_tokens: u32) -> u32 {
+    max_tokens.saturating_add(max_tokens / 4).saturating_add(16)
+}
+
+/// The most text bytes per allowed chunk (the longest tokens of real vocabularies are well below).
+pub const TEXT_BYTES_PER_CHUNK: usize = 256;
+
 const MAX_MESSAGE: usize = 300;
+/// How long a kept-alive connection is watched after a response before it is reused: bytes that
+/// arrive in this time are a response nobody asked for (a server's second answer written right
+/// after the first), and would otherwise pass for the next request's answer.
+const STRAY_WATCH: Duration = Duration::from_millis(1);
 /// How long the body may take to end after `[DONE]`.
 const DRAIN_GRACE: Duration = Duration::from_millis(100);
 /// How long the body of an error response may take.
@@ -180,12 +229,14 @@ impl Client {
             return Err(ClientError::ApiKey);
         }
         let chat = cfg.is_chat();
+        let limit = OutputLimit::of(&cfg.extra_body);
         Ok(Client {
             target,
             pool,
             cfg,
             chat,
             authorization,
+            limit,
         })
     }
 
@@ -228,7 +279,7 @@ impl Client {
         let want = n.saturating_sub(self.pool.idle());
         let opened = futures_util::future::join_all((0..want).map(|_| self.pool.connect())).await;
         for s in opened.into_iter().flatten() {
-            self.pool.checkin(s);
+            self.pool.checkin_new(s);
         }
     }
 
@@ -280,17 +331,18 @@ impl Client {
         t0: Instant,
         rec: &mut RequestRecord,
     ) -> Result<(), Failure> {
-        let keep_alive = self.cfg.keep_alive;
+        // Once the server was seen sending bytes nobody asked for, no connection is reused.
+        let keep_alive = self.cfg.keep_alive && !self.pool.strays_seen();
         let connect_err = |e: std::io::Error| {
             fail(
                 FailureKind::Connection,
                 format!("cannot connect to {}: {e}", self.target.addr),
             )
         };
-        let conn = if keep_alive {
+        let (conn, reused) = if keep_alive {
             self.pool.checkout().await
         } else {
-            self.pool.connect().await
+            self.pool.connect().await.map(|c| (c, false))
         }
         .map_err(connect_err)?;
         let req = h1::request(
@@ -309,6 +361,7 @@ impl Client {
         };
         drop(req);
 
+        let max_tokens = self.limit.for_prompt(rec.max_tokens);
         let mut st = StreamState {
             rec,
             t0,
@@ -318,6 +371,7 @@ impl Client {
             chat: self.chat,
             parser: chunk::Stream::new(),
             other_api: 0,
+            max_tokens,
         };
         let mut dec = sse::Decoder::new();
         let mut head_buf: Vec<u8> = Vec::new();
@@ -455,8 +509,25 @@ impl Client {
                 "no response from the server".into(),
             ));
         };
-        if keep_alive && request_whole && !head.close && body.done() && !body.extra {
-            self.pool.checkin(conn);
+        let reusable = request_whole && !head.close && body.done();
+        if keep_alive && (reusable || body.extra) {
+            // The response is over; did anything follow it? Extra bytes in its last read, or any
+            // within STRAY_WATCH after it, are a response nobody asked for, or this request's
+            // real answer after a stray that was read in its place.
+            if body.extra || self.stray_follows(&conn).await {
+                self.pool.saw_strays();
+                if reused && head.success() {
+                    return Err(fail(
+                        FailureKind::UnsolicitedResponse,
+                        "more bytes followed the response on a reused keep-alive connection: \
+                         the answer read may be one the server sent without a request \
+                         (connections are no longer reused)"
+                            .into(),
+                    ));
+                }
+            } else {
+                self.pool.checkin(conn);
+            }
         }
         if !head.success() {
             let text = String::from_utf8_lossy(&error_body);
@@ -487,6 +558,9 @@ impl Client {
         if st.rec.first_token.is_none() {
             return Err(fail(FailureKind::NoOutput, st.no_output_message()));
         }
+        if let Some(f) = implausible_usage(st.rec, self.limit.for_prompt(st.rec.max_tokens)) {
+            return Err(f);
+        }
         // With ignore_eos the server owes exactly max_tokens; fewer is not a success (vLLM
         // shortens an output that would run past the context, without an error).
         if self.cfg.ignore_eos {
@@ -511,6 +585,28 @@ impl Client {
             }
         }
         Ok(())
+    }
+}
+
+impl Client {
+    /// Whether bytes (not the end of the stream) arrive on `conn` within [`STRAY_WATCH`].
+    async fn stray_follows(&self, conn: &tokio::net::TcpStream) -> bool {
+        let deadline = tokio::time::Instant::now() + STRAY_WATCH;
+        loop {
+            match tokio::time::timeout_at(deadline, conn.readable()).await {
+                Err(_) | Ok(Err(_)) => return false,
+                Ok(Ok(())) => match h1::idle_state(conn) {
+                    h1::Idle::Stray => return true,
+                    h1::Idle::Closed => return false,
+                    // A spurious wake-up: clear it and wait on.
+                    h1::Idle::Quiet => {
+                        let _ = conn.try_io(tokio::io::Interest::READABLE, || {
+                            Err::<(), _>(std::io::ErrorKind::WouldBlock.into())
+                        });
+                    }
+                },
+            }
+        }
     }
 }
 
@@ -570,6 +666,24 @@ fn read_draining(conn: &tokio::net::TcpStream, buf: &mut [u8]) -> std::io::Resul
     }
 }
 
+/// A `usage.completion_tokens` that cannot be the request's: above `max_tokens` (the API's hard
+/// limit), or 0 for a response that carried text. The engine's word would inflate (or zero) its
+/// own throughput, so the request is a failure of its own kind.
+fn implausible_usage(rec: &RequestRecord, max_tokens: Option<u32>) -> Option<Failure> {
+    let used = rec.usage_output_tokens?;
+    let msg = if let Some(m) = max_tokens.filter(|&m| used > m) {
+        format!("usage.completion_tokens is {used}, above the max_tokens {m} asked for")
+    } else if used == 0 && !rec.text.is_empty() {
+        format!(
+            "usage.completion_tokens is 0 for a response of {} text chunks",
+            rec.chunks
+        )
+    } else {
+        return None;
+    };
+    Some(fail(FailureKind::ImplausibleUsage, msg))
+}
+
 /// What one read left the exchange with.
 enum Step {
     More,
@@ -602,6 +716,9 @@ struct StreamState<'r> {
     /// Chunks that carried a chat `delta` content on the completions API (or completions `text`
     /// on the chat API): the wrong endpoint for the server's answers.
     other_api: u32,
+    /// The `max_tokens` the server was asked for (its [`chunk_cap`] bounds the stream); `None`:
+    /// unknown.
+    max_tokens: Option<u32>,
 }
 
 impl StreamState<'_> {
@@ -709,6 +826,22 @@ impl StreamState<'_> {
         self.last = Some(now);
         self.rec.chunks += 1;
         self.rec.text.push_str(&text);
+        if let Some(max) = self.max_tokens {
+            let cap = chunk_cap(max);
+            let bytes = cap as usize * TEXT_BYTES_PER_CHUNK;
+            if self.rec.chunks > cap || self.rec.text.len() > bytes {
+                self.failure = Some(fail(
+                    FailureKind::OverMaxTokens,
+                    format!(
+                        "the stream carried more text than max_tokens {} allows (past {cap} \
+                         text chunks or {bytes} bytes): cut after {} chunks, {} bytes",
+                        max,
+                        self.rec.chunks,
+                        self.rec.text.len()
+                    ),
+                ));
+            }
+        }
     }
 }
 
@@ -728,6 +861,7 @@ mod tests {
             chat,
             parser: chunk::Stream::new(),
             other_api: 0,
+            max_tokens: Some(4),
         };
         for (i, e) in events.iter().enumerate() {
             let (event, data) = match e.strip_prefix("error|") {
@@ -805,6 +939,35 @@ mod tests {
         assert_eq!(f.unwrap().kind, FailureKind::MalformedEvent);
         let (_, _, f) = state_run(false, &[r#"{"choices":5}"#]);
         assert_eq!(f.unwrap().kind, FailureKind::MalformedEvent);
+    }
+
+    #[test]
+    fn the_output_limit_follows_extra_body() {
+        let of = |v: serde_json::Value| OutputLimit::of(v.as_object().unwrap());
+        assert_eq!(of(serde_json::json!({})), OutputLimit::PerPrompt);
+        assert_eq!(
+            of(serde_json::json!({"max_tokens": 9})),
+            OutputLimit::Fixed(9)
+        );
+        assert_eq!(
+            of(serde_json::json!({"max_tokens": 9, "max_completion_tokens": 9})),
+            OutputLimit::Fixed(9)
+        );
+        assert_eq!(
+            of(serde_json::json!({"max_tokens": 9, "max_completion_tokens": 8})),
+            OutputLimit::Unknown
+        );
+        assert_eq!(
+            of(serde_json::json!({"max_tokens": null})),
+            OutputLimit::Unknown
+        );
+        assert_eq!(chunk_cap(4), 21);
+        assert_eq!(chunk_cap(u32::MAX), u32::MAX);
+        // Past the cap, the stream is cut.
+        let ev = r#"{"choices":[{"index":0,"text":"a","finish_reason":null}]}"#;
+        let (r, _, f) = state_run(false, &[ev; 30]);
+        assert_eq!(f.unwrap().kind, FailureKind::OverMaxTokens);
+        assert_eq!(r.chunks, 22);
     }
 
     #[test]

@@ -282,7 +282,7 @@ impl GateConfig {
                 path: path.into(),
                 line,
                 col,
-                message: e.message().to_string(),
+                message: crate::text::shorten_quoted(e.message(), 80),
             }
         })?;
         cfg.validate()?;

@@ -36,9 +36,11 @@ pub(super) fn group<'a>(
     order: &mut Vec<Key>,
     map: &mut BTreeMap<Key, Vec<&'a ScenarioResult>>,
 ) {
+    // Keys already in `order` (it may hold keys of an earlier call whose map is another).
+    let mut listed: std::collections::HashSet<Key> = order.iter().cloned().collect();
     for r in recs {
         let key = (r.model.clone(), r.scenario_id());
-        if !map.contains_key(&key) && !order.contains(&key) {
+        if listed.insert(key.clone()) {
             order.push(key.clone());
         }
         map.entry(key).or_default().push(r);
@@ -196,22 +198,21 @@ impl<'a> Grouped<'a> {
         let (mut base, mut cur) = (BTreeMap::new(), BTreeMap::new());
         group(baseline, &mut order, &mut base);
         group(current, &mut order, &mut cur);
+        let mut listed: std::collections::HashSet<Key> = order.iter().cloned().collect();
         for e in errors {
             let key = (e.model.clone(), e.scenario.clone());
-            if !order.contains(&key) {
+            if listed.insert(key.clone()) {
                 order.push(key);
             }
         }
-        let mut models: Vec<&str> = Vec::new();
+        // Each model's keys together, the models in first-seen order (a stable sort by the
+        // model's rank keeps each model's keys in their own order).
+        let mut rank: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         for (m, _) in &order {
-            if !models.contains(&m.as_str()) {
-                models.push(m);
-            }
+            let next = rank.len();
+            rank.entry(m.clone()).or_insert(next);
         }
-        let order = models
-            .iter()
-            .flat_map(|m| order.iter().filter(move |(om, _)| om == m).cloned())
-            .collect();
+        order.sort_by_key(|(m, _)| rank[m]);
         Grouped { order, base, cur }
     }
 

@@ -20,19 +20,17 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
     let mut rows = reader.records();
-    // The line of a byte offset (the crate's own line count skips blank lines).
+    // The line of a byte offset (the crate's own line count skips blank lines): past the line
+    // breaks that follow it, looked up in an index of the text's lines.
+    let lines = crate::text::LineIndex::new(text);
     let line_at = |byte: u64| {
-        let head = &text.as_bytes()[..(byte as usize).min(text.len())];
-        let start = head.len()
-            + text.as_bytes()[head.len()..]
+        let head = (byte as usize).min(text.len());
+        let start = head
+            + text.as_bytes()[head..]
                 .iter()
                 .take_while(|b| **b == b'\n' || **b == b'\r')
                 .count();
-        text.as_bytes()[..start]
-            .iter()
-            .filter(|b| **b == b'\n')
-            .count()
-            + 1
+        lines.line(start)
     };
     let row_line = |rec: &csv::StringRecord| rec.position().map_or(0, |p| line_at(p.byte()));
     let csv_err = |e: csv::Error| {

@@ -6,9 +6,10 @@
 //! LMDeploy CSV ([`lmdeploy_csv`]) and perfgate's own JSON Lines. Every printed number is parsed
 //! from its text with `str::parse::<f64>`, so it serialises back identically; the run's own
 //! arguments (`Namespace(...)`, the command line) identify the scenario, never a position.
-//! A block that cannot be parsed is an error naming the file and line. Pure: no I/O.
+//! A block that cannot be parsed is an error naming the file and line. Pure but for
+//! [`read_file`], which reads a file to import with its lines bounded.
 
-use crate::record::{RangeConvention, ScenarioResult};
+use crate::record::{check_metric_value, RangeConvention, ScenarioResult};
 
 pub mod args;
 pub mod console;
@@ -170,8 +171,154 @@ pub fn import_text(text: &str, path: &str, opts: &ImportOptions) -> Result<Impor
             ));
         }
     }
+    for r in &imported.records {
+        check_record(r, path)?;
+    }
     number_runs(&mut imported.records);
     Ok(imported)
+}
+
+/// The longest line a console log or CSV may have: 16 MiB (a log line is a few hundred bytes;
+/// a hostile or broken file can hold one of a gigabyte). JSON files are exempt: vLLM writes its
+/// `--save-detailed` result, hundreds of megabytes, as one line.
+pub const MAX_LINE: usize = 16 << 20;
+
+/// Open and read a file to import ([`read_capped`]); `path` names it in errors.
+pub fn read_file(file: &std::path::Path, path: &str) -> Result<String, ImportError> {
+    let f = std::fs::File::open(file)
+        .map_err(|e| ImportError::at(path, 0, format!("cannot read: {e}")))?;
+    read_capped(f, path)
+}
+
+/// Read a file to import from `r`, line by line, refusing (as `PATH:LINE`) a line over
+/// [`MAX_LINE`] unless the file is JSON (its first byte other than a byte-order mark or
+/// whitespace is `{` or `[`). Reading stops at the first over-long line, so such a file never
+/// sits in memory whole.
+pub fn read_capped(r: impl std::io::Read, path: &str) -> Result<String, ImportError> {
+    use std::io::BufRead;
+    let io = |e: std::io::Error| ImportError::at(path, 0, format!("cannot read: {e}"));
+    let mut r = std::io::BufReader::new(r);
+    let mut out: Vec<u8> = Vec::new();
+    let mut json: Option<bool> = None;
+    let mut line = 0usize;
+    loop {
+        line += 1;
+        let start = out.len();
+        let cap = if json == Some(true) {
+            u64::MAX
+        } else {
+            MAX_LINE as u64 + 1
+        };
+        let n = std::io::Read::take(&mut r, cap)
+            .read_until(b'\n', &mut out)
+            .map_err(io)?;
+        if n == 0 {
+            break;
+        }
+        if json.is_none() {
+            let text = &out[..];
+            let text = text.strip_prefix("\u{feff}".as_bytes()).unwrap_or(text);
+            json = text
+                .iter()
+                .find(|b| !b.is_ascii_whitespace())
+                .map(|b| matches!(b, b'{' | b'['));
+        }
+        let body = out.len() - start - usize::from(out.ends_with(b"\n"));
+        if json != Some(true) && body > MAX_LINE {
+            return Err(ImportError::at(
+                path,
+                line,
+                format!(
+                    "a line longer than {} MiB: not a benchmark log (reading stopped here)",
+                    MAX_LINE >> 20
+                ),
+            ));
+        }
+    }
+    String::from_utf8(out).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let line = e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
+        ImportError::at(path, line, "not UTF-8 text")
+    })
+}
+
+/// What no benchmark can have measured, whichever tool printed it: a metric outside its range
+/// ([`check_metric_value`]: a negative duration, a TTFT of 0 or below), no prompts, more
+/// requests completed than sent, a range ratio that is not a number ≥ 0. The error names the
+/// record's `FILE:LINE` and the field.
+fn check_record(r: &ScenarioResult, path: &str) -> Result<(), ImportError> {
+    let (file, line) = r
+        .source
+        .as_deref()
+        .and_then(|s| s.rsplit_once(':'))
+        .and_then(|(f, l)| Some((f, l.parse::<usize>().ok()?)))
+        .unwrap_or((path, 0));
+    let at = |m: String| ImportError::at(file, line, m);
+    for (key, v) in r.metrics() {
+        check_metric_value(&key, v).map_err(|m| at(format!("`{key}`: {m}")))?;
+    }
+    let n = r.params.num_prompts;
+    if n == 0 {
+        return Err(at(
+            "`num_prompts`: 0 (a run sends at least one prompt)".into()
+        ));
+    }
+    if r.completed > n {
+        return Err(at(format!(
+            "`completed`: {} requests completed of `num_prompts` {n} sent",
+            r.completed
+        )));
+    }
+    if let Some(q) = r.params.random_range_ratio {
+        if !(q.is_finite() && q >= 0.0) {
+            return Err(at(format!("`random_range_ratio`: {q} is not a number ≥ 0")));
+        }
+    }
+    Ok(())
+}
+
+/// Python's `NaN` is read as "not measured" ([`python_json`]), which fits a statistic (SGLang
+/// writes `"std_ttft_ms": NaN` for one request) but nothing else: a `NaN` under any other key (a
+/// parameter like `random_range_ratio`, a count, the duration) is an error naming its line and
+/// key, not a silent `null`.
+pub(crate) fn nan_only_in_statistics(text: &str, path: &str) -> Result<(), ImportError> {
+    if !text.contains("NaN") {
+        return Ok(());
+    }
+    for (i, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(at) = rest.find("NaN") {
+            let before = rest[..at].trim_end();
+            let after = &rest[at + 3..];
+            rest = after;
+            let word_end = !after
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
+            let Some(before) = before.strip_suffix(':').map(str::trim_end) else {
+                continue;
+            };
+            let Some(key) = before
+                .strip_suffix('"')
+                .and_then(|b| b.rsplit_once('"'))
+                .map(|(_, k)| k)
+            else {
+                continue;
+            };
+            if word_end && !crate::record::is_stat_key(key) {
+                return Err(ImportError::at(
+                    path,
+                    i + 1,
+                    format!(
+                        "`{}`: NaN is not a value (NaN reads as \"not measured\" only for a \
+                         latency statistic)",
+                        key.chars().take(60).collect::<String>()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Python's `json` writes the non-standard tokens `Infinity`, `-Infinity` and `NaN` (SGLang's
@@ -388,6 +535,77 @@ mod tests {
             .to_string();
         assert!(e.contains("`duration`"), "{}", &e[..200.min(e.len())]);
         assert!(e.len() < 300, "{} bytes of message", e.len());
+    }
+
+    #[test]
+    fn impossible_values_are_refused_naming_file_line_and_field() {
+        let good = r#"{"backend": "vllm", "model_id": "m", "dataset_name": "random", "num_prompts": 10, "random_input_len": 4, "random_output_len": 4, "random_range_ratio": 0.5, "duration": 1.5, "completed": 10, "total_input_tokens": 40, "total_output_tokens": 40, "request_throughput": 6.6, "output_throughput": 26.6, "mean_ttft_ms": 5.0, "std_ttft_ms": NaN}"#;
+        let opts = ImportOptions::default();
+        let got = import_text(&format!("{good}\n"), "v.json", &opts).unwrap();
+        assert_eq!(got.records[0].params.random_range_ratio, Some(0.5));
+        for (from, to, says) in [
+            (
+                "\"duration\": 1.5",
+                "\"duration\": -1.5",
+                "`duration`: -1.5 is negative",
+            ),
+            (
+                "\"mean_ttft_ms\": 5.0",
+                "\"mean_ttft_ms\": 0",
+                "`mean_ttft_ms`: 0 is not",
+            ),
+            (
+                "\"mean_ttft_ms\": 5.0",
+                "\"mean_ttft_ms\": -5",
+                "`mean_ttft_ms`: -5 is negative",
+            ),
+            (
+                "\"completed\": 10",
+                "\"completed\": 11",
+                "`completed`: 11 requests",
+            ),
+            (
+                "\"num_prompts\": 10",
+                "\"num_prompts\": 0",
+                "`num_prompts`: 0",
+            ),
+            (
+                "\"random_range_ratio\": 0.5",
+                "\"random_range_ratio\": NaN",
+                "`random_range_ratio`: NaN is not a value",
+            ),
+            (
+                "\"random_range_ratio\": 0.5",
+                "\"random_range_ratio\": -0.5",
+                "`random_range_ratio`: -0.5",
+            ),
+        ] {
+            let bad = format!("{good}\n{}\n", good.replace(from, to));
+            let e = import_text(&bad, "v.json", &opts).unwrap_err().to_string();
+            assert!(e.starts_with("v.json:2: "), "{to}: {e}");
+            assert!(e.contains(says), "{to}: {e}");
+        }
+    }
+
+    #[test]
+    fn an_over_long_line_is_refused_by_its_place_unless_json() {
+        let long = "x".repeat(MAX_LINE + 1);
+        let text = format!("a log\nline two\n{long}\nmore\n");
+        let e = read_capped(text.as_bytes(), "l.txt")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("l.txt:3: a line longer than 16 MiB"),
+            "{}",
+            &e[..100]
+        );
+        let exact = "y".repeat(MAX_LINE);
+        let ok = format!("a\n{exact}\n");
+        assert_eq!(read_capped(ok.as_bytes(), "l.txt").unwrap(), ok);
+        let json = format!("\n {{\"a\": \"{long}\"}}\n");
+        assert_eq!(read_capped(json.as_bytes(), "r.json").unwrap(), json);
+        let e = read_capped(&b"ok\n\xff\n"[..], "b.txt").unwrap_err();
+        assert_eq!(e.to_string(), "b.txt:2: not UTF-8 text");
     }
 
     #[test]

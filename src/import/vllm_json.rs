@@ -10,7 +10,6 @@ use super::{ImportError, ImportOptions, Imported};
 use crate::record::{
     is_stat_key, OutputTokenSource, RangeConvention, RequestRate, ScenarioParams, ScenarioResult,
 };
-use crate::text::line_col;
 
 /// Which tool wrote the JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,11 +51,13 @@ pub fn parse_objects(
     flavor: Flavor,
 ) -> Result<Imported, ImportError> {
     let mut out = Imported::default();
+    super::nan_only_in_statistics(text, path)?;
     let text = &*super::python_json(text);
     let mut stream = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let lines = crate::text::LineIndex::new(text);
     loop {
         let start = text.len() - text[stream.byte_offset()..].trim_start().len();
-        let line = line_col(text, start).0;
+        let line = lines.line(start);
         match stream.next() {
             None => break,
             Some(Err(e)) => {

@@ -648,3 +648,296 @@ fn the_ready_check_of_run_ends_by_its_timeout_and_reads_a_bounded_body() {
     assert!(err.contains("not ready after 3 s"), "{err}");
     assert!(took < Duration::from_secs(12), "{took:?}");
 }
+
+#[test]
+fn endless_valid_text_events_are_cut_past_max_tokens() {
+    // Valid text events without end and without [DONE], as fast as the socket takes them; and
+    // one event whose text alone is far more than 3 tokens can be.
+    let (port, _) = serve(|mut c, _| {
+        if read_request(&mut c) {
+            let _ = c.write_all(SSE_HEAD);
+            flood(&mut c, event("tok").repeat(512).as_bytes());
+        }
+    });
+    let (r, took) = one(port, 20.0);
+    assert_eq!(kind(&r), "output_over_max_tokens", "{:?}", r.failure);
+    let cap = perfgate::client::chunk_cap(3);
+    assert_eq!(r.chunks, cap + 1, "cut at the first chunk past the cap");
+    assert!(r.text.len() <= (cap as usize + 1) * 3, "{}", r.text.len());
+    assert!(r.failure.unwrap().message.contains("max_tokens 3"));
+    assert!(took < Duration::from_secs(2), "{took:?}");
+
+    let big = "x".repeat(64 * 1024);
+    let (port, _) = serve(move |mut c, _| {
+        if read_request(&mut c) {
+            let _ = c.write_all(SSE_HEAD);
+            let _ = c.write_all(format!("{}data: [DONE]\n\n", event(&big)).as_bytes());
+        }
+    });
+    let (r, _) = one(port, 20.0);
+    assert_eq!(kind(&r), "output_over_max_tokens", "{:?}", r.failure);
+}
+
+#[test]
+fn usage_the_request_cannot_have_is_not_taken() {
+    // completion_tokens far above max_tokens (4e9 for 3), and 0 for a response with text.
+    for (usage, says) in [
+        (4_000_000_000u64, "above the max_tokens 3"),
+        (0, "is 0 for a response of 2 text chunks"),
+    ] {
+        let (port, _) = serve(move |mut c, _| {
+            if read_request(&mut c) {
+                let _ = c.write_all(SSE_HEAD);
+                let body = format!(
+                    "{}{}data: {{\"choices\":[],\"usage\":{{\"prompt_tokens\":2,\"completion_tokens\":{usage}}}}}\n\ndata: [DONE]\n\n",
+                    event("a"),
+                    event("b")
+                );
+                let _ = c.write_all(body.as_bytes());
+            }
+        });
+        let (r, _) = one(port, 10.0);
+        assert_eq!(kind(&r), "implausible_usage", "{usage}: {:?}", r.failure);
+        let msg = r.failure.unwrap().message;
+        assert!(msg.contains(says), "{msg}");
+    }
+}
+
+/// A server that answers every request, then (a separate write, `delay` later) sends a second,
+/// unasked-for response on the same connection; its writes go out at once (TCP_NODELAY, as
+/// uvicorn's and most servers'). Counts the requests it read.
+fn answers_twice(delay: Duration) -> (u16, Arc<AtomicUsize>) {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let s2 = seen.clone();
+    let (port, _) = serve(move |mut c, _| {
+        let _ = c.set_nodelay(true);
+        while read_request(&mut c) {
+            s2.fetch_add(1, Ordering::SeqCst);
+            for text in ["real", "stray"] {
+                let body = format!("{}data: [DONE]\n\n", event(text));
+                let resp = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: {}\r\n\r\n{body}",
+                    body.len()
+                );
+                if c.write_all(resp.as_bytes()).is_err() {
+                    return;
+                }
+                if text == "real" && !delay.is_zero() {
+                    std::thread::sleep(delay);
+                }
+            }
+        }
+    });
+    (port, seen)
+}
+
+/// `n` requests sent back to back (the next as soon as the last ended), `lanes` at a time.
+fn back_to_back(port: u16, n: u32, lanes: u32) -> Vec<RequestRecord> {
+    on_one_thread(60, async move {
+        let c = std::rc::Rc::new(client(port, 10.0));
+        let t0 = Instant::now();
+        let per_lane = futures_util::future::join_all((0..lanes).map(|lane| {
+            let c = c.clone();
+            async move {
+                let mut out = Vec::new();
+                for i in 0..n / lanes {
+                    out.push(c.send(lane * 1000 + i, &prompt("x".into()), t0, None).await);
+                }
+                out
+            }
+        }))
+        .await;
+        per_lane.into_iter().flatten().collect()
+    })
+}
+
+#[test]
+fn a_response_sent_without_a_request_is_never_another_ones_completion() {
+    // With immediate reuse, a second response written right after each answer once passed for
+    // the next request's answer: 50 requests reported complete where the server read 26.
+    for lanes in [1, 4] {
+        let (port, seen) = answers_twice(Duration::ZERO);
+        let recs = back_to_back(port, 48, lanes);
+        let ok: Vec<_> = recs.iter().filter(|r| r.ok()).collect();
+        for r in &ok {
+            assert_eq!(r.text, "real", "a stray was counted as an answer");
+        }
+        let unsolicited = recs
+            .iter()
+            .filter(|r| kind(r) == "unsolicited_response")
+            .count();
+        assert_eq!(
+            ok.len() + unsolicited,
+            recs.len(),
+            "{:?}",
+            recs.iter().map(kind).collect::<Vec<_>>()
+        );
+        assert_eq!(ok.len(), seen.load(Ordering::SeqCst) - unsolicited);
+        assert!(unsolicited <= lanes as usize, "{unsolicited}");
+        eprintln!(
+            "lanes {lanes}: {} ok, {unsolicited} unsolicited, server read {}",
+            ok.len(),
+            seen.load(Ordering::SeqCst)
+        );
+    }
+}
+
+#[test]
+fn a_late_stray_that_was_read_as_an_answer_fails_that_request() {
+    // The stray comes 20 ms after the answer: the next request is on the wire by then, reads
+    // the stray, and the real answer follows it. That request is failed, not counted, and no
+    // connection is reused afterwards.
+    let (port, seen) = answers_twice(Duration::from_millis(20));
+    let recs = back_to_back(port, 6, 1);
+    let kinds: Vec<_> = recs.iter().map(kind).collect();
+    for r in recs.iter().filter(|r| r.ok()) {
+        assert_eq!(r.text, "real", "{kinds:?}");
+    }
+    assert_eq!(kinds[0], "ok", "{kinds:?}");
+    assert_eq!(kinds[1], "unsolicited_response", "{kinds:?}");
+    assert!(kinds[2..].iter().all(|k| k == "ok"), "{kinds:?}");
+    assert_eq!(seen.load(Ordering::SeqCst), 6);
+}
+
+#[test]
+fn ramp_and_prefix_flags_and_their_product_are_bounded() {
+    // Each once panicked (a 1e20 s gap) or aborted on a 16 GB allocation; the last is within
+    // every flag's own limit, but a million prompts of ten million tokens is 10^13 tokens.
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer_json(dir.path());
+    let cases: [(&[&str], &str); 7] = [
+        (
+            &[
+                "--ramp-up-strategy",
+                "linear",
+                "--ramp-up-start-rps",
+                "1e-20",
+                "--ramp-up-end-rps",
+                "10",
+            ],
+            "--ramp-up-start-rps",
+        ),
+        (
+            &["--random-prefix-len", "4294967295"],
+            "--random-prefix-len",
+        ),
+        (
+            &["--prefix-repetition-prefix-len", "4000000000"],
+            "--prefix-repetition-prefix-len",
+        ),
+        (
+            &["--prefix-repetition-num-prefixes", "4000000000"],
+            "--prefix-repetition-num-prefixes",
+        ),
+        (
+            &["--prefix-repetition-suffix-len", "4000000000"],
+            "--prefix-repetition-suffix-len",
+        ),
+        (
+            &["--num-prompts", "1000000", "--random-input-len", "10000000"],
+            "--random-input-len",
+        ),
+        (
+            &[
+                "--dataset-name",
+                "prefix_repetition",
+                "--num-prompts",
+                "1000000",
+                "--prefix-repetition-suffix-len",
+                "1000000",
+            ],
+            "--prefix-repetition-suffix-len",
+        ),
+    ];
+    for (args, says) in cases {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+            .args(["run", "--model", "m", "--base-url", "http://127.0.0.1:9"])
+            .args(["--ready-check-timeout-sec", "0", "--tokenizer"])
+            .arg(&tok)
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let out = wait_with_limit(child, Duration::from_secs(30), "perfgate run");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            matches!(out.status.code(), Some(1 | 2)),
+            "{args:?}: {:?} {err}",
+            out.status
+        );
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn an_endless_tokenize_answer_is_cut_at_its_bound() {
+    // /v1/models answers (llama.cpp's shape, with n_vocab); /tokenize answers 200 and never
+    // ends. Once read whole: 3 GB.
+    let (port, _) = serve(|mut c, _| {
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") {
+            match c.read(&mut byte) {
+                Ok(1) => head.push(byte[0]),
+                _ => return,
+            }
+        }
+        if head.starts_with(b"GET /v1/models") {
+            let body = r#"{"data":[{"id":"m","meta":{"n_vocab":100}}]}"#;
+            let _ = c.write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            );
+            return;
+        }
+        let _ =
+            c.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{\"tokens\": [");
+        flood(&mut c, &b"1, ".repeat(16 * 1024));
+    });
+    let t0 = Instant::now();
+    let tok =
+        perfgate::client::tokenize::ServerTokenizer::connect(&format!("http://127.0.0.1:{port}"))
+            .unwrap();
+    use perfgate::tokenizer::Tokenize;
+    let err = tok.encode("hello").unwrap_err().to_string();
+    assert!(err.contains("larger than 64 MiB"), "{err}");
+    assert!(t0.elapsed() < Duration::from_secs(20), "{:?}", t0.elapsed());
+}
+
+#[test]
+fn a_trickled_models_answer_does_not_outlast_the_ready_check() {
+    // /v1/models answers 200 and then one byte every 200 ms: each read is quick, the body
+    // never ends. The ready check's deadline covers the body too.
+    let (port, _) = serve(|mut c, _| {
+        let _ = read_head(&mut c);
+        let _ = c.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\r\n{");
+        while c.write_all(b" ").is_ok() {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer_json(dir.path());
+    let t0 = Instant::now();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .args(["run", "--base-url", &format!("http://127.0.0.1:{port}")])
+        .args(["--model", "m", "--ready-check-timeout-sec", "3"])
+        .arg("--tokenizer")
+        .arg(&tok)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_with_limit(child, Duration::from_secs(60), "perfgate run");
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("not ready after 3 s"), "{err}");
+    assert!(took < Duration::from_secs(12), "{took:?}");
+}

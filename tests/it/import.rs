@@ -486,3 +486,106 @@ fn sweep_blocks_without_a_header_ask_or_derive() {
         "{err}"
     );
 }
+
+#[test]
+fn large_inputs_import_and_record_in_one_pass() {
+    // A 40,000-row LMDeploy CSV (once 48 s: each row's line was counted from the file's start),
+    // 20,000 vLLM JSON lines (the same per object), and a baseline recorded from 20,000 models
+    // (each record's model and scenario were looked up by a scan). Counts, not timings: a
+    // quadratic pass makes this test take minutes instead of seconds.
+    let opts = ImportOptions {
+        model: Some("m".into()),
+        ..Default::default()
+    };
+    let mut csv = String::from("batch,num_promts,RPS,RPM,FTL(ave)(s),FTL(min)(s),FTL(max)(s),50%(s),75%(s),95%(s),99%(s),throughput(out tok/s),throughput(total tok/s)\n");
+    for i in 0..40_000 {
+        csv.push_str(&format!(
+            "{},2000,10.250,615.000,0.512,0.031,2.004,0.021,0.027,0.045,0.093,2254.110,4912.337\n",
+            i % 256 + 1
+        ));
+    }
+    let t = std::time::Instant::now();
+    let got = import_text(&csv, "big.csv", &opts).unwrap();
+    eprintln!("40,000-row CSV: {:?}", t.elapsed());
+    assert_eq!(got.records.len(), 40_000);
+    assert_eq!(got.records[39_999].source.as_deref(), Some("big.csv:40001"));
+
+    let mut json = String::new();
+    for i in 0..20_000 {
+        json.push_str(&format!(
+            r#"{{"backend": "vllm", "model_id": "model-{i}", "dataset_name": "random", "num_prompts": 10, "random_input_len": 4, "random_output_len": 4, "duration": 1.5, "completed": 10, "total_input_tokens": 40, "total_output_tokens": 40, "request_throughput": 6.6, "output_throughput": 26.6, "mean_ttft_ms": 5.0}}"#
+        ));
+        json.push('\n');
+    }
+    let t = std::time::Instant::now();
+    let got = import_text(&json, "big.json", &ImportOptions::default()).unwrap();
+    eprintln!("20,000 JSON lines: {:?}", t.elapsed());
+    assert_eq!(got.records.len(), 20_000);
+    assert_eq!(
+        got.records[19_999].source.as_deref(),
+        Some("big.json:20000")
+    );
+
+    let t = std::time::Instant::now();
+    let (b, notes) = perfgate::baseline::Baseline::from_records(
+        &got.records,
+        perfgate::baseline::EngineInfo {
+            name: "vllm".into(),
+            ..Default::default()
+        },
+        Default::default(),
+        None,
+    )
+    .unwrap();
+    eprintln!("baseline of 20,000 models: {:?}", t.elapsed());
+    assert!(notes.is_empty(), "{notes:?}");
+    assert_eq!(b.models.len(), 20_000);
+    assert_eq!(b.run_count(), 20_000);
+    assert_eq!(b.models[19_999].name, "model-19999");
+    let t = std::time::Instant::now();
+    let text = b.to_toml();
+    eprintln!("its TOML written: {:?}", t.elapsed());
+    let t = std::time::Instant::now();
+    let back = perfgate::baseline::Baseline::parse(&text, "b.toml").unwrap();
+    eprintln!("and read: {:?}", t.elapsed());
+    assert_eq!(back.models.len(), 20_000);
+}
+
+#[test]
+fn a_log_with_one_huge_line_is_an_error_naming_its_place() {
+    // Once an abort (exit 134) for a 1 GB line; 17 MiB shows the bound without the gigabyte.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("huge.log");
+    let mut text = String::from("============ Serving Benchmark Result ============\n");
+    text.push_str(&"x".repeat(17 << 20));
+    text.push('\n');
+    std::fs::write(&log, text).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+        .arg("import")
+        .arg(&log)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("huge.log:2: a line longer than 16 MiB"),
+        "{err}"
+    );
+    assert!(err.len() < 1000, "{} bytes of stderr", err.len());
+}
+
+#[test]
+fn a_toml_error_quotes_a_huge_value_cut() {
+    let huge = "x".repeat(20 << 20);
+    let text = format!("schema_version = \"{huge}\"\n");
+    let e = perfgate::baseline::Baseline::parse(&text, "b.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("b.toml:1:"), "{}", &e[..e.len().min(300)]);
+    assert!(e.len() < 400, "{} bytes: {}", e.len(), &e[..300]);
+    assert!(e.contains("bytes)"), "{e}");
+    let e = perfgate::gate::GateConfig::parse(&format!("alpha = \"{huge}\"\n"), "g.toml")
+        .unwrap_err()
+        .to_string();
+    assert!(e.len() < 400, "{} bytes: {}", e.len(), &e[..300]);
+}
