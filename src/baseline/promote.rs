@@ -23,7 +23,7 @@ pub struct ResultsFile<'a> {
 
 /// Whether the results `from` may be promoted after the check `report` (at `report_path`;
 /// `None`: no report there). The report must have gated exactly these bytes (its current side
-/// holds the SHA-256 of each results file it read) and passed. Returns the warnings and notes to
+/// holds the SHA-256 of each results file it read) and not failed or errored. Returns the warnings and notes to
 /// show (`warning: …`, `note: …`), or why promoting is refused; `--force` turns every refusal
 /// into a warning.
 pub fn vet(
@@ -70,12 +70,17 @@ pub fn vet(
         refuse(msg)?;
     }
     let counts = report.counts.describe(", ");
-    if report.verdict != TopVerdict::Pass {
-        refuse(format!(
+    match report.verdict {
+        TopVerdict::Fail | TopVerdict::Error => refuse(format!(
             "the check of {} did not pass (verdict {}: {counts}; {report_path}): refusing to promote them",
             from.path,
             format!("{:?}", report.verdict).to_lowercase(),
-        ))?;
+        ))?,
+        // The usual outcome of a check with few launches: no evidence either way, nothing failed.
+        TopVerdict::Inconclusive => said.push(format!(
+            "note: the check was inconclusive ({counts}); promoting"
+        )),
+        TopVerdict::Pass => {}
     }
     Ok(said)
 }

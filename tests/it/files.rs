@@ -257,19 +257,25 @@ fn promote_refuses_a_stale_report_beside_an_interrupted_slower_rerun() {
 }
 
 #[test]
-fn promote_refuses_a_report_without_digests_or_with_a_verdict_other_than_pass() {
+fn promote_refuses_a_report_without_digests_or_whose_check_failed() {
     let dir = tempfile::tempdir().unwrap();
     let (results, report) = checked(dir.path());
     let mut v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let to = dir.path().join("new.toml");
-    // An inconclusive verdict is not a pass.
-    v["verdict"] = "inconclusive".into();
-    std::fs::write(&report, v.to_string()).unwrap();
-    let o = promote(&results, &to, &[]);
-    let err = text(&o.stderr);
-    assert_eq!(o.status.code(), Some(2), "{err}");
-    assert!(err.contains("did not pass (verdict inconclusive"), "{err}");
+    // A failed or errored check: refused, naming the results file.
+    for verdict in ["fail", "error"] {
+        v["verdict"] = verdict.into();
+        std::fs::write(&report, v.to_string()).unwrap();
+        let o = promote(&results, &to, &[]);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("did not pass (verdict {verdict}")),
+            "{err}"
+        );
+        assert!(err.contains(&results.display().to_string()), "{err}");
+    }
     // A report that holds no digest (an older perfgate's, or hand-made).
     v["verdict"] = "pass".into();
     v["current"].as_object_mut().unwrap().remove("sha256");
