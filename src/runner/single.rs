@@ -209,7 +209,10 @@ impl ResultName<'_> {
                 .max_concurrency
                 .map(|c| format!("-concurrency{c}"))
                 .unwrap_or_default();
-            let rest = format!("{}-{}qps{conc}--{date}.json", self.backend, self.request_rate);
+            let rest = format!(
+                "{}-{}qps{conc}--{date}.json",
+                self.backend, self.request_rate
+            );
             let model = crate::text::file_name_part(model, 255usize.saturating_sub(rest.len()));
             format!(
                 "{}-{}qps{conc}-{model}-{date}.json",

@@ -32,9 +32,9 @@ fn fake_docker(dir: &Path, run: Run, port: u16) -> std::path::PathBuf {
     std::fs::create_dir_all(&bin).unwrap();
     let log = dir.join("docker.log");
     let run_cmd = match run {
-        Run::Serve => format!(
-            "exec {BIN} fake-server --port {port} --model model-a --ttft-ms 5 --itl-ms 10"
-        ),
+        Run::Serve => {
+            format!("exec {BIN} fake-server --port {port} --model model-a --ttft-ms 5 --itl-ms 10")
+        }
         Run::Die => "echo 'docker: no such image' >&2; exit 125".into(),
         Run::Hang => "exec sleep 60".into(),
     };
@@ -153,7 +153,9 @@ fn a_container_ends_removed_after_a_normal_run() {
     assert!(matches!(code, Some(0 | 1)), "{code:?}");
     assert_owned_and_removed(dir.path(), pid, "normal end");
     // Stopped by its id, never by the name the engine's arguments gave.
-    assert!(log_lines(dir.path()).iter().any(|l| l == "stop -t 2 c0ffee"));
+    assert!(log_lines(dir.path())
+        .iter()
+        .any(|l| l == "stop -t 2 c0ffee"));
 }
 
 #[test]

@@ -56,7 +56,11 @@ fn temporaries(dir: &Path) -> Vec<String> {
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a valid C string; mkfifo only reads it.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo {p:?}");
+    assert_eq!(
+        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
+        0,
+        "mkfifo {p:?}"
+    );
 }
 
 #[test]
@@ -112,7 +116,11 @@ fn live_output_files_replace_a_planted_link_and_never_truncate_its_target() {
     ));
     assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
     for (name, victim) in &victims {
-        assert_eq!(std::fs::read_to_string(victim).unwrap(), "precious\n", "{name}");
+        assert_eq!(
+            std::fs::read_to_string(victim).unwrap(),
+            "precious\n",
+            "{name}"
+        );
         let meta = std::fs::symlink_metadata(out.join(name)).unwrap();
         assert!(meta.file_type().is_file(), "{name} is still a link");
     }
@@ -186,7 +194,10 @@ fn a_long_model_id_chosen_by_the_server_keeps_its_result_under_a_safe_name() {
     let name = &names[0];
     assert!(name.len() <= 255, "{} bytes", name.len());
     assert!(!name.chars().any(char::is_control), "{name:?}");
-    assert!(name.starts_with("openai-infqps-bad_[31m_name-xxx"), "{name}");
+    assert!(
+        name.starts_with("openai-infqps-bad_[31m_name-xxx"),
+        "{name}"
+    );
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(results.join(name)).unwrap()).unwrap();
     assert!(
@@ -218,16 +229,21 @@ fn promote_refuses_results_edited_after_the_check() {
     let dir = tempfile::tempdir().unwrap();
     let (results, _) = checked(dir.path());
     // One number changed after the check, same file name, same number of records.
-    let edited = std::fs::read_to_string(&results)
-        .unwrap()
-        .replacen("\"output_throughput\":", "\"output_throughput\":1e9,\"x\":", 1);
+    let edited = std::fs::read_to_string(&results).unwrap().replacen(
+        "\"output_throughput\":",
+        "\"output_throughput\":1e9,\"x\":",
+        1,
+    );
     std::fs::write(&results, edited).unwrap();
     let to = dir.path().join("new.toml");
     let o = promote(&results, &to, &[]);
     let err = text(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains(&results.display().to_string()), "{err}");
-    assert!(err.contains("SHA-256") && err.contains("check it again"), "{err}");
+    assert!(
+        err.contains("SHA-256") && err.contains("check it again"),
+        "{err}"
+    );
     assert!(!to.exists());
     let o = promote(&results, &to, &["--force"]);
     assert!(o.status.success(), "{}", text(&o.stderr));
