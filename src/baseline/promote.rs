@@ -23,9 +23,9 @@ pub struct ResultsFile<'a> {
 
 /// Whether the results `from` may be promoted after the check `report` (at `report_path`;
 /// `None`: no report there). The report must have gated exactly these bytes (its current side
-/// holds the SHA-256 of each results file it read) and not failed or errored. Returns the warnings and notes to
-/// show (`warning: …`, `note: …`), or why promoting is refused; `--force` turns every refusal
-/// into a warning.
+/// holds the SHA-256 of each results file it read) and not failed or errored. Returns the
+/// warnings and notes to show (`warning: …`, `note: …`), or why promoting is refused; `--force`
+/// turns every refusal into a warning.
 pub fn vet(
     report: Option<&Report>,
     from: ResultsFile<'_>,
