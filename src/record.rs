@@ -825,6 +825,9 @@ pub struct ReadRecords {
     /// One line per unknown key (its first line and how many lines had it): unknown keys are
     /// ignored, so that a record written by a newer perfgate or extended by hand still reads.
     pub warnings: Vec<String>,
+    /// The SHA-256 (hex) of the bytes read: a check's report keeps it per results file and
+    /// `baseline promote` compares it with the file it promotes.
+    pub sha256: String,
 }
 
 /// Parse JSON Lines of records. Blank lines are skipped; every other line must be a record.
@@ -961,7 +964,9 @@ pub fn read_jsonl_with_warnings(path: &std::path::Path) -> Result<ReadRecords, R
         path: p.clone(),
         reason,
     })?;
-    parse_jsonl_with_warnings(&text, &p)
+    let mut read = parse_jsonl_with_warnings(&text, &p)?;
+    read.sha256 = crate::text::sha256_hex(text.as_bytes());
+    Ok(read)
 }
 
 /// Render records as JSON Lines (one compact object per line, trailing newline).

@@ -593,6 +593,41 @@ pub fn shell_quote(s: &str) -> String {
 /// removed by name (`docker stop`, `docker rm -f`).
 pub const CONTAINER_PREFIX: &str = "perfgate-";
 
+/// The label of every container perfgate starts by a name it owns: `perfgate.owner=<pid>` of the
+/// perfgate that started it. Only a container carrying it (and perfgate's name) is stopped and
+/// removed: a container of the same name that perfgate did not start is left alone.
+pub const OWNER_LABEL: &str = "perfgate.owner";
+
+/// `cmd` with `--label perfgate.owner=<owner>` added right after its `docker run` (unchanged
+/// without one).
+pub fn with_owner_label(cmd: &str, owner: &str) -> String {
+    let mut words = Vec::new();
+    let mut start = None;
+    for (i, c) in cmd.char_indices().chain(std::iter::once((cmd.len(), ' '))) {
+        let sep = c.is_whitespace() || c == '\\';
+        match (sep, start) {
+            (true, Some(s)) => {
+                words.push((s, i));
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    let at = words
+        .windows(2)
+        .find(|w| &cmd[w[0].0..w[0].1] == "docker" && &cmd[w[1].0..w[1].1] == "run")
+        .map(|w| w[1].1);
+    match at {
+        Some(end) => format!(
+            "{} --label {OWNER_LABEL}={owner}{}",
+            &cmd[..end],
+            &cmd[end..]
+        ),
+        None => cmd.to_string(),
+    }
+}
+
 /// `docker run` options that take no value (the others take the next word, unless written
 /// `--opt=value`): enough to find where the image, and so the engine's own arguments, begin.
 const DOCKER_FLAGS: [&str; 16] = [
@@ -691,8 +726,10 @@ pub fn run_command(base_url: &str, model: &ModelPlan, s: &ScenarioPlan) -> Strin
 }
 
 /// A file-name-safe form of a model name (`Qwen/Qwen3-8B` → `Qwen_Qwen3-8B`).
+/// Names over 200 characters are cut with a hash suffix ([`crate::text::file_name_part`]).
 pub fn slug(name: &str) -> String {
-    name.chars()
+    let s: String = name
+        .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_') {
                 c
@@ -700,7 +737,15 @@ pub fn slug(name: &str) -> String {
                 '_'
             }
         })
-        .collect()
+        .collect();
+    match s.len() > 200 {
+        true => format!(
+            "{}~{}",
+            &s[..191],
+            &crate::text::sha256_hex(name.as_bytes())[..8]
+        ),
+        false => s,
+    }
 }
 
 /// The order of scenarios in run `run_index`: run 0 keeps the file's order; later runs use a
@@ -944,6 +989,19 @@ mod tests {
                 name: "nope".into()
             }
         );
+    }
+
+    #[test]
+    fn the_owner_label_goes_right_after_docker_run() {
+        assert_eq!(
+            with_owner_label("docker run --rm \\\n  --name perfgate-x img --name y", "42"),
+            "docker run --label perfgate.owner=42 --rm \\\n  --name perfgate-x img --name y"
+        );
+        assert_eq!(
+            with_owner_label("echo docker; docker   run img", "7"),
+            "echo docker; docker   run --label perfgate.owner=7 img"
+        );
+        assert_eq!(with_owner_label("vllm serve m", "7"), "vllm serve m");
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! Small text helpers shared by the parsers: byte offset → line and column for error messages,
-//! and shell-style word splitting for recorded command lines. Depends on nothing in the crate.
+//! shell-style word splitting for recorded command lines, SHA-256 digests, and file-name parts
+//! made from text others chose. Depends on nothing in the crate.
 
 use std::fmt::Write as _;
 
@@ -69,6 +70,34 @@ pub fn shell_words(cmd: &str) -> Vec<String> {
         .unwrap_or_else(|_| cmd.split_whitespace().map(str::to_string).collect())
 }
 
+/// The SHA-256 of `bytes` in lowercase hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// `name` made fit for a file name of at most `max` bytes: control characters and `/` become
+/// `_`, and a longer name is cut (at a character boundary) and ends in `~` and 8 hex digits of
+/// the whole name's SHA-256, so two long names that share their start still differ.
+pub fn file_name_part(name: &str, max: usize) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_control() || c == '/' { '_' } else { c })
+        .collect();
+    if clean.len() <= max {
+        return clean;
+    }
+    let suffix = format!("~{}", &sha256_hex(name.as_bytes())[..8]);
+    let mut cut = max.saturating_sub(suffix.len());
+    while !clean.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}{suffix}", &clean[..cut])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,5 +123,17 @@ mod tests {
         for off in 0..=text.len() + 2 {
             assert_eq!(idx.line(off), line_col(text, off).0, "offset {off}");
         }
+    }
+
+    #[test]
+    fn file_name_parts_lose_control_characters_and_long_names_keep_a_hash() {
+        assert_eq!(file_name_part("a\x1b[31m/b\n", 100), "a_[31m_b_");
+        let long = "é".repeat(200);
+        let p = file_name_part(&long, 100);
+        assert!(p.len() <= 100 && p.starts_with("éé"), "{p}");
+        assert!(p.contains('~'), "{p}");
+        let other = format!("{}x", "é".repeat(199));
+        assert_ne!(file_name_part(&other, 100), p);
+        assert_eq!(file_name_part("Qwen3-8B", 100), "Qwen3-8B");
     }
 }

@@ -162,7 +162,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_s
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l date -d 'Date of the measurements in the provenance (default: today, UTC)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l replace -d 'Replace the runs of an existing baseline (keeping its engine, launch and model settings)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l append -d 'Add the results as further runs of an existing baseline'
-complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l force -d 'Promote even when the check failed, errored, or no check report is found'
+complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -l force -d 'Promote even when the check failed or errored, no check report is found, or the report did not gate these exact bytes (their SHA-256)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from promote" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "record" -d 'Build a baseline TOML file from JSON Lines records (`perfgate import`/`perfgate run`)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show a baseline: a summary table, or its records as JSON Lines with `--json`'

@@ -98,14 +98,13 @@ pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
     let runs = rt.block_on(runner.run_ab(&spec));
     let wall = t0.elapsed();
     rt.shutdown_timeout(Duration::from_secs(1));
-    let results = runner.output_dir().join("results.jsonl");
     let m = runner.into_measured();
 
     let side = |label: String| Side {
-        sources: vec![results.display().to_string()],
         engine: Some(engine.clone()),
         engine_version: Some(label),
         date: Some(chrono::Utc::now().to_rfc3339()),
+        ..m.results_side(out)
     };
     let sides = (
         side(label(

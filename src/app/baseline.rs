@@ -46,7 +46,7 @@ fn noise(a: NoiseArgs) -> anyhow::Result<Exit> {
 fn record(a: RecordArgs, calibrate: bool) -> anyhow::Result<Exit> {
     let mut records = Vec::new();
     for f in &a.records {
-        records.extend(super::read_records(f)?);
+        records.extend(super::read_records(f)?.records);
     }
     if records.is_empty() {
         anyhow::bail!("no records in {}", a.records[0].display());

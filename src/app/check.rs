@@ -132,9 +132,11 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
     if args.results.is_empty() {
         anyhow::bail!("no --results given: pass one or more JSON Lines files of records");
     }
-    let mut current = Vec::new();
+    let (mut current, mut cur_side) = (Vec::new(), Side::default());
     for p in &args.results {
-        current.extend(super::read_records(p)?);
+        let read = super::read_records(p)?;
+        cur_side.add_source(p.display().to_string(), read.sha256);
+        current.extend(read.records);
     }
     if current.is_empty() {
         anyhow::bail!("the results hold no records");
@@ -145,14 +147,6 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
     if let Some(msg) = gate::duplicate(&base) {
         anyhow::bail!("{}: {msg}", args.baseline.display());
     }
-    let cur_side = Side {
-        sources: args
-            .results
-            .iter()
-            .map(|p| p.display().to_string())
-            .collect(),
-        ..Default::default()
-    };
     let opts = ReportOptions::from_args(&args);
     let sides = Sides {
         baseline: &base,

@@ -14,7 +14,7 @@ use crate::record::ScenarioResult;
 pub fn load_baseline(path: &Path) -> anyhow::Result<(Vec<ScenarioResult>, GateConfig, Side)> {
     let shown = path.display().to_string();
     if path.extension().is_some_and(|e| e == "jsonl") {
-        let recs = super::read_records(path)?;
+        let recs = super::read_records(path)?.records;
         let side = Side {
             sources: vec![shown],
             ..Default::default()
@@ -30,6 +30,7 @@ pub fn load_baseline(path: &Path) -> anyhow::Result<(Vec<ScenarioResult>, GateCo
         engine: Some(b.engine.name.clone()),
         engine_version: b.engine.version.clone(),
         date: b.provenance.date.clone(),
+        ..Default::default()
     };
     Ok((b.to_records(), cfg, side))
 }

@@ -119,13 +119,13 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         });
     }
     let cur_side = Side {
-        sources: vec![out_dir.join("results.jsonl").display().to_string()],
         engine: Some(engine),
         engine_version: ov
             .engine_image
             .clone()
             .or_else(|| ov.engine_cmd.as_ref().map(|_| "--engine-cmd".to_string())),
         date: Some(chrono::Utc::now().to_rfc3339()),
+        ..m.results_side(&out_dir)
     };
     let sides = Sides {
         baseline: &base_recs,

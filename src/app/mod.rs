@@ -132,15 +132,14 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
     }
 }
 
-/// Read a JSON Lines file of records, printing a warning per ignored unknown key.
-pub(crate) fn read_records(
-    path: &std::path::Path,
-) -> anyhow::Result<Vec<crate::record::ScenarioResult>> {
+/// Read a JSON Lines file of records (and the file's SHA-256), printing a warning per ignored
+/// unknown key.
+pub(crate) fn read_records(path: &std::path::Path) -> anyhow::Result<crate::record::ReadRecords> {
     let read = crate::record::read_jsonl_with_warnings(path)?;
     for w in &read.warnings {
         eprintln!("perfgate: warning: {w}");
     }
-    Ok(read.records)
+    Ok(read)
 }
 
 fn write_files(dir: &std::path::Path, files: Vec<(String, Vec<u8>)>) -> anyhow::Result<Exit> {
@@ -148,7 +147,7 @@ fn write_files(dir: &std::path::Path, files: Vec<(String, Vec<u8>)>) -> anyhow::
     std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     for (name, bytes) in files {
         let path = dir.join(name);
-        std::fs::write(&path, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+        crate::atomic::write(&path, bytes)?;
         eprintln!("perfgate: wrote {}", path.display());
     }
     Ok(Exit::Pass)

@@ -9,7 +9,7 @@ use std::process::Command;
 use anyhow::Context;
 
 use super::Exit;
-use crate::baseline::promote::{vet, Promotion};
+use crate::baseline::promote::{vet, Promotion, ResultsFile};
 use crate::baseline::{Baseline, BaselineError};
 use crate::cli::baseline::PromoteArgs;
 use crate::report::sidebyside::{self, ModelMap};
@@ -39,7 +39,8 @@ pub(crate) fn git_commit() -> Option<String> {
 }
 
 pub(crate) fn exec(a: PromoteArgs) -> anyhow::Result<Exit> {
-    let records = super::read_records(&a.from)?;
+    let read = super::read_records(&a.from)?;
+    let records = read.records;
     if records.is_empty() {
         anyhow::bail!("{}: no records to promote", a.from.display());
     }
@@ -57,7 +58,11 @@ pub(crate) fn exec(a: PromoteArgs) -> anyhow::Result<Exit> {
         a.from.display().to_string(),
         report_path.display().to_string(),
     );
-    for line in vet(report.as_ref(), &from, &shown_report, a.force).map_err(anyhow::Error::msg)? {
+    let file = ResultsFile {
+        path: &from,
+        sha256: &read.sha256,
+    };
+    for line in vet(report.as_ref(), file, &shown_report, a.force).map_err(anyhow::Error::msg)? {
         eprintln!("perfgate: {line}");
     }
 

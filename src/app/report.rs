@@ -78,7 +78,7 @@ pub(crate) fn exec(args: ReportArgs) -> anyhow::Result<Exit> {
     };
     let mut cur = Vec::new();
     for p in &result_paths {
-        cur.extend(super::read_records(p)?);
+        cur.extend(super::read_records(p)?.records);
     }
     let mut base_side = report.baseline.clone();
     if let Some(p) = &base_path {

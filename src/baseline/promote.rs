@@ -15,58 +15,79 @@ fn file_name(p: &str) -> Option<&std::ffi::OsStr> {
     Path::new(p).file_name()
 }
 
-/// Whether the results at `from` may be promoted after the check `report` (at `report_path`;
-/// `None`: no report there). Returns the warnings and notes to show (`warning: …`, `note: …`), or
-/// why promoting is refused.
+/// The results file being promoted: its name as given and the SHA-256 (hex) of its bytes.
+pub struct ResultsFile<'a> {
+    pub path: &'a str,
+    pub sha256: &'a str,
+}
+
+/// Whether the results `from` may be promoted after the check `report` (at `report_path`;
+/// `None`: no report there). The report must have gated exactly these bytes (its current side
+/// holds the SHA-256 of each results file it read) and not failed or errored. Returns the
+/// warnings and notes to show (`warning: …`, `note: …`), or why promoting is refused; `--force`
+/// turns every refusal into a warning.
 pub fn vet(
     report: Option<&Report>,
-    from: &str,
+    from: ResultsFile<'_>,
     report_path: &str,
     force: bool,
 ) -> Result<Vec<String>, String> {
     let mut said = Vec::new();
-    let Some(report) = report else {
+    let mut refuse = |msg: String| {
         if force {
-            said.push(format!(
-                "warning: no check report at {report_path}; promoting unchecked results (--force)"
-            ));
-            return Ok(said);
+            said.push(format!("warning: {msg} (--force)"));
+            Ok(())
+        } else {
+            Err(format!("{msg}; pass --force to promote anyway"))
         }
-        return Err(format!(
-            "no check report at {report_path}: gate these results first (`perfgate check … --json {report_path}`), name the report with --report, or pass --force"
-        ));
     };
-    if !report
-        .current
+    let Some(report) = report else {
+        refuse(format!(
+            "no check report at {report_path}: gate these results first (`perfgate check … --json {report_path}`) or name the report with --report"
+        ))?;
+        return Ok(said);
+    };
+    let cur = &report.current;
+    let named = cur
         .sources
         .iter()
-        .any(|s| file_name(s) == file_name(from))
-    {
-        let msg = format!(
-            "{report_path} gated {}, not {from}",
-            report.current.sources.join(", ")
-        );
-        if !force {
-            return Err(format!("{msg}; pass --force to promote anyway"));
-        }
-        said.push(format!("warning: {msg} (--force)"));
+        .any(|s| file_name(s) == file_name(from.path));
+    if cur.sha256.is_empty() {
+        refuse(format!(
+            "{report_path} holds no digest of the results it gated (a report of an older perfgate?): check {} again",
+            from.path
+        ))?;
+    } else if !cur.sha256.values().any(|d| d == from.sha256) {
+        let msg = match named {
+            true => format!(
+                "{} is not the file {report_path} gated: its SHA-256 is {}, the report's is {} (rewritten or edited since the check): check it again",
+                from.path,
+                short(from.sha256),
+                cur.sha256.values().map(|d| short(d)).collect::<Vec<_>>().join(", "),
+            ),
+            false => format!("{report_path} gated {}, not {}", cur.sources.join(", "), from.path),
+        };
+        refuse(msg)?;
     }
     let counts = report.counts.describe(", ");
     match report.verdict {
-        TopVerdict::Fail | TopVerdict::Error if !force => return Err(format!(
-            "the check of these results did not pass (verdict {:?}: {counts}; {report_path}): refusing to promote them; pass --force to promote anyway",
-            report.verdict,
-        )),
-        TopVerdict::Fail | TopVerdict::Error => said.push(format!(
-            "warning: promoting results whose check verdict is {:?} ({counts}) (--force)",
-            report.verdict
-        )),
+        TopVerdict::Fail | TopVerdict::Error => refuse(format!(
+            "the check of {} did not pass (verdict {}: {counts}; {report_path}): refusing to promote them",
+            from.path,
+            format!("{:?}", report.verdict).to_lowercase(),
+        ))?,
+        // The usual outcome of a check with few launches: no evidence either way, nothing failed.
         TopVerdict::Inconclusive => said.push(format!(
             "note: the check was inconclusive ({counts}); promoting"
         )),
         TopVerdict::Pass => {}
     }
     Ok(said)
+}
+
+/// The first 12 hex digits of a digest (enough to tell two apart in a message).
+fn short(d: &str) -> &str {
+    d.get(..12).unwrap_or(d)
 }
 
 /// `template` without the runs of the scenarios the records measured (those get the new runs);

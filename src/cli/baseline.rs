@@ -57,7 +57,8 @@ pub struct PromoteArgs {
     /// Add the results as further runs of an existing baseline.
     #[arg(long)]
     pub append: bool,
-    /// Promote even when the check failed, errored, or no check report is found.
+    /// Promote even when the check failed or errored, no check report is found, or the report
+    /// did not gate these exact bytes (their SHA-256).
     #[arg(long)]
     pub force: bool,
     /// Date of the measurements in the provenance (default: today, UTC).

@@ -8,6 +8,10 @@
 //! way, SIGKILL included, that end closes and the reaper sends SIGTERM, then after the grace
 //! period SIGKILL, to the engine's whole process group, and runs `docker rm -f` on a container
 //! perfgate named. A process that leaves the group (`setsid`, a double fork) escapes both.
+//!
+//! A container perfgate names (`perfgate-…`) also gets the label `perfgate.owner=<pid>` after
+//! `docker run`; only a container with perfgate's name and label is stopped and removed, and it
+//! is removed however the launch ends (stop, fault, start timeout, signal, drop, the reaper).
 
 use std::collections::BTreeMap;
 use std::fs::File;
@@ -133,11 +137,79 @@ struct Reaper {
 }
 
 /// The reaper's script: `$1` the engine's process group, `$2` the grace period in seconds, `$3`
-/// a container to remove (or empty). `read` returns at end of file, when perfgate is gone.
+/// a container to remove (or empty), `$4` its owner label. `read` returns at end of file, when
+/// perfgate is gone.
 const REAPER: &str = "read -r _; kill -TERM \"-$1\" 2>/dev/null; \
-    if [ -n \"$3\" ]; then docker rm -f \"$3\" >/dev/null 2>&1; fi; \
+    if [ -n \"$3\" ]; then \
+    ids=$(docker ps -aq --filter \"label=$4\" --filter \"name=^/?$3\\$\" 2>/dev/null); \
+    [ -n \"$ids\" ] && docker rm -f $ids >/dev/null 2>&1; fi; \
     i=0; while [ \"$i\" -lt \"$2\" ] && kill -0 \"-$1\" 2>/dev/null; do sleep 1; i=$((i+1)); done; \
     kill -KILL \"-$1\" 2>/dev/null";
+
+/// `perfgate.owner=<this perfgate's pid>`: the label of the containers this process starts.
+fn owner_label() -> String {
+    format!("{}={}", crate::suite::OWNER_LABEL, std::process::id())
+}
+
+/// The ids of the containers named `name` that carry `label` (`perfgate.owner` or
+/// `perfgate.owner=<pid>`); empty when there are none or docker does not answer.
+fn containers(name: &str, label: &str) -> Vec<String> {
+    let mut cmd = Command::new("docker");
+    cmd.args(["ps", "-aq", "--filter"])
+        .arg(format!("label={label}"))
+        .arg("--filter")
+        .arg(format!("name=^/?{name}$"));
+    match bounded(cmd, Duration::from_secs(20)) {
+        Some((true, stdout)) => stdout.split_whitespace().map(str::to_string).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Run `cmd` (stdin and stderr closed) for at most `limit` (then it is killed: a docker that
+/// does not answer never hangs perfgate); whether it succeeded, and its stdout.
+fn bounded(mut cmd: Command, limit: Duration) -> Option<(bool, String)> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let t0 = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(st)) => {
+                let mut out = String::new();
+                if let Some(mut o) = child.stdout.take() {
+                    let _ = o.read_to_string(&mut out);
+                }
+                return Some((st.success(), out));
+            }
+            Ok(None) if t0.elapsed() < limit => std::thread::sleep(Duration::from_millis(20)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// `docker rm -f` the containers named `name` that carry `label`; says what failed.
+fn remove_containers(name: &str, label: &str) -> Option<String> {
+    let ids = containers(name, label);
+    if ids.is_empty() {
+        return None;
+    }
+    let mut cmd = Command::new("docker");
+    cmd.args(["rm", "-f"]).args(&ids);
+    match bounded(cmd, Duration::from_secs(30)) {
+        Some((true, _)) => None,
+        Some((false, _)) => Some(format!("`docker rm -f` of container {name} failed")),
+        None => Some(format!(
+            "`docker rm -f` of container {name} did not finish in 30 s"
+        )),
+    }
+}
 
 impl Reaper {
     /// Start the reaper of process group `pgid`.
@@ -151,6 +223,7 @@ impl Reaper {
             .arg(pgid.as_raw().to_string())
             .arg(grace.as_secs().max(1).to_string())
             .arg(container.unwrap_or(""))
+            .arg(owner_label())
             .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -234,14 +307,12 @@ impl Engine {
                 detail,
             });
         }
+        let mut command = spec.command.clone();
         if let StopMethod::Docker { container } = &spec.stop {
-            // A container of ours left over from a crashed run would block `docker run --name`.
-            let _ = Command::new("docker")
-                .args(["rm", "-f", container])
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
+            // A container of a perfgate (its label) left over from a crashed run would block
+            // `docker run --name`; one without the label is not ours and stays.
+            let _ = remove_containers(container, crate::suite::OWNER_LABEL);
+            command = crate::suite::with_owner_label(&command, &std::process::id().to_string());
         }
         let log_err = |reason| EngineError::Log {
             path: spec.log_path.display().to_string(),
@@ -259,23 +330,28 @@ impl Engine {
             log,
             "# perfgate {}: launching: {}",
             chrono::Utc::now().to_rfc3339(),
-            spec.command.replace('\n', " ")
+            command.replace('\n', " ")
         );
         let err_log = log.try_clone().map_err(log_err)?;
         let gpu_mem_before = gpu_memory_used_mib();
         let mut sh = Command::new("sh");
         scrub_env(&mut sh);
         sh.arg("-c")
-            .arg(&spec.command)
+            .arg(&command)
             .envs(&spec.env)
             .stdin(Stdio::null())
             .stdout(Stdio::from(log))
             .stderr(Stdio::from(err_log))
             .process_group(0);
         let parent = nix::unistd::getpid();
-        // SAFETY: only async-signal-safe calls (prctl, getppid, kill) between fork and exec.
+        // SAFETY: only async-signal-safe calls (sigaction, prctl, getppid, kill) between fork
+        // and exec.
         unsafe {
             sh.pre_exec(move || {
+                // perfgate ignores SIGXFSZ (`atomic::ignore_file_size_signal`); the engine gets
+                // the default back.
+                use nix::sys::signal::{signal, SigHandler};
+                signal(Signal::SIGXFSZ, SigHandler::SigDfl).map_err(std::io::Error::from)?;
                 // The leader dies with perfgate, even by SIGKILL. The signal follows the thread
                 // that spawned it: perfgate spawns engines from its runtime's thread, which lives
                 // as long as the process.
@@ -376,10 +452,19 @@ impl Engine {
     pub async fn stop(&mut self) -> StopOutcome {
         let mut out = StopOutcome::default();
         let grace = self.spec.grace;
-        if let StopMethod::Docker { container } = &self.spec.stop {
+        let docker = match &self.spec.stop {
+            StopMethod::Docker { container } => Some(container.clone()),
+            StopMethod::ProcessGroup => None,
+        };
+        let owned = docker
+            .as_deref()
+            .map(|c| containers(c, &owner_label()))
+            .unwrap_or_default();
+        if let (Some(container), false) = (&docker, owned.is_empty()) {
             let secs = grace.as_secs().max(1).to_string();
             let mut cmd = tokio::process::Command::new("docker");
-            cmd.args(["stop", "-t", &secs, container])
+            cmd.args(["stop", "-t", &secs])
+                .args(&owned)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
@@ -404,6 +489,10 @@ impl Engine {
             }
         }
         out.status = self.exited();
+        // Removed whatever way it ended (`--rm` may have done it already).
+        if let Some(c) = &docker {
+            out.notes.extend(remove_containers(c, &owner_label()));
+        }
         if let Some(r) = self.reaper.take() {
             r.dismiss();
         }
@@ -450,6 +539,9 @@ impl Drop for Engine {
             let _ = killpg(self.pgid, Signal::SIGKILL);
             if let Some(c) = self.child.as_mut() {
                 let _ = c.wait();
+            }
+            if let StopMethod::Docker { container } = &self.spec.stop {
+                let _ = remove_containers(container, &owner_label());
             }
         }
         if let Some(r) = self.reaper.take() {

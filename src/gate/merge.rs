@@ -106,6 +106,7 @@ fn merge_sides<'a>(sides: impl Iterator<Item = &'a Side> + Clone) -> Side {
         engine: opt(|s| &s.engine),
         engine_version: opt(|s| &s.engine_version),
         date: opt(|s| &s.date),
+        sha256: sides.flat_map(|s| s.sha256.clone()).collect(),
     }
 }
 
@@ -310,12 +311,14 @@ mod tests {
                 engine: Some("vllm".into()),
                 engine_version: Some("0.10.1".into()),
                 date: None,
+                ..Default::default()
             },
             current: Side {
                 sources: vec![format!("{model}.jsonl")],
                 engine: Some("vllm".into()),
                 engine_version: Some("0.11.0".into()),
                 date: None,
+                ..Default::default()
             },
             method: "Welch's t on log values, Holm-corrected.".into(),
             perfgate_version: "0.1.0".into(),

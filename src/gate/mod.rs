@@ -2,6 +2,8 @@
 //! [`Report`] structure every renderer (terminal, markdown, JSON) and the GitHub poster consume.
 //! Settings live in [`config`], the numbers in [`stats`], the row and top verdicts in [`verdict`].
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use crate::record::Direction;
@@ -133,6 +135,20 @@ pub struct Side {
     pub engine: Option<String>,
     pub engine_version: Option<String>,
     pub date: Option<String>,
+    /// The SHA-256 (hex) of each results file read, by its name in `sources`: `baseline
+    /// promote` promotes only results whose digest the report holds.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub sha256: BTreeMap<String, String>,
+}
+
+impl Side {
+    /// Add a file read and the SHA-256 of its bytes.
+    pub fn add_source(&mut self, path: String, sha256: String) {
+        self.sha256.insert(path.clone(), sha256);
+        if !self.sources.contains(&path) {
+            self.sources.push(path);
+        }
+    }
 }
 
 /// The result of a check: the one structure all reports are rendered from.

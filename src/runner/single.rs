@@ -202,11 +202,18 @@ pub struct ResultName<'a> {
 impl ResultName<'_> {
     pub fn path(&self, date: &str) -> PathBuf {
         let name = self.filename.map(str::to_string).unwrap_or_else(|| {
+            // The model id may be the server's choice (no --model): no control characters, and
+            // cut with a hash suffix so the whole name fits a file name (255 bytes).
             let model = self.model.rsplit('/').next().unwrap_or(self.model);
             let conc = self
                 .max_concurrency
                 .map(|c| format!("-concurrency{c}"))
                 .unwrap_or_default();
+            let rest = format!(
+                "{}-{}qps{conc}--{date}.json",
+                self.backend, self.request_rate
+            );
+            let model = crate::text::file_name_part(model, 255usize.saturating_sub(rest.len()));
             format!(
                 "{}-{}qps{conc}-{model}-{date}.json",
                 self.backend, self.request_rate

@@ -374,17 +374,32 @@ fn ab_killed_by(sig: nix::sys::signal::Signal) {
     let pgid_file = dir.path().join("engine.pgid");
     let cmd = crate::engine::engine_with_helper(&pgid_file, 40);
     let suite = fake_suite(20).replace(&fake_cmd(20), &cmd);
-    std::fs::write(dir.path().join("suite.toml"), &suite).unwrap();
     let tok = word_tokenizer_json(dir.path());
-    let port = free_port().to_string();
+    let tok = tok.to_str().unwrap();
+    kill_ab(dir.path(), &suite, &["--tokenizer", tok], sig, None);
+}
+
+/// Run `perfgate ab` on `suite` (its engine writes its process group to `dir/engine.pgid`),
+/// send `sig` once the launch serves (`port`: once the engine listens there, else 1.5 s after
+/// it started), and check that no process of the engines' groups is left and, for a signal
+/// perfgate handles, that it exits 3 with its report written.
+fn kill_ab(
+    dir: &Path,
+    suite: &str,
+    extra: &[&str],
+    sig: nix::sys::signal::Signal,
+    port: Option<u16>,
+) {
+    let pgid_file = dir.join("engine.pgid");
+    std::fs::write(dir.join("suite.toml"), suite).unwrap();
+    let port_s = port.unwrap_or_else(free_port).to_string();
     let child = std::process::Command::new(BIN)
         .args(["ab", "--suite"])
-        .arg(dir.path().join("suite.toml"))
+        .arg(dir.join("suite.toml"))
         .arg("--output-dir")
-        .arg(dir.path().join("out"))
-        .arg("--tokenizer")
-        .arg(&tok)
-        .args(["--port", &port, "--stop-grace", "2", "--color", "never"])
+        .arg(dir.join("out"))
+        .args(extra)
+        .args(["--port", &port_s, "--stop-grace", "2", "--color", "never"])
         .args(["--max-launches", "6"])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -392,23 +407,51 @@ fn ab_killed_by(sig: nix::sys::signal::Signal) {
         .spawn()
         .unwrap();
     crate::engine::read_pgid(&pgid_file, Duration::from_secs(30));
-    std::thread::sleep(Duration::from_millis(1500));
+    match port {
+        Some(p) => {
+            let t0 = std::time::Instant::now();
+            while std::net::TcpStream::connect(("127.0.0.1", p)).is_err() {
+                assert!(t0.elapsed() < Duration::from_secs(120), "never listened");
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+        None => std::thread::sleep(Duration::from_millis(1500)),
+    }
     // The group of the launch running now (each launch writes its own).
     let pgid = crate::engine::read_pgid(&pgid_file, Duration::from_secs(1));
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
-    let o = wait_with_limit(child, Duration::from_secs(30), "perfgate ab after a signal");
+    let o = wait_with_limit(child, Duration::from_secs(60), "perfgate ab after a signal");
     let stderr = String::from_utf8_lossy(&o.stderr);
     let last = crate::engine::read_pgid(&pgid_file, Duration::from_secs(1));
     for g in [pgid, last] {
         assert!(
-            crate::engine::group_gone_within(g, Duration::from_secs(10)),
+            crate::engine::group_gone_within(g, Duration::from_secs(15)),
             "{sig}: the engine's group {g} outlived perfgate ab\n{stderr}"
         );
     }
     if sig != nix::sys::signal::Signal::SIGKILL {
         assert_eq!(o.status.code(), Some(3), "{sig}: {stderr}");
-        assert!(dir.path().join("out/report.json").is_file(), "{stderr}");
+        assert!(dir.join("out/report.json").is_file(), "{stderr}");
     }
+}
+
+/// `perfgate ab` on the CPU engine (both arms: llama.cpp with the busy-loop helper of the
+/// slowed launcher in its group), killed by `sig` while the first launch serves.
+fn cpu_ab_killed_by(sig: nix::sys::signal::Signal) {
+    if !engine_available() {
+        return;
+    }
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/cpu-llamacpp.toml"),
+    )
+    .unwrap();
+    let pgid_file = dir.path().join("engine.pgid");
+    let cmd = format!("echo $$ > {}; {SLOW_CMD}", pgid_file.display());
+    let extra = ["--engine-cmd", &cmd, "--base-engine-cmd", &cmd];
+    kill_ab(dir.path(), &suite, &extra, sig, Some(free_port()));
 }
 
 #[test]
@@ -419,4 +462,34 @@ fn sigterm_during_ab_stops_the_engine_group_and_writes_the_report() {
 #[test]
 fn sigkill_of_perfgate_ab_takes_the_engine_group_with_it() {
     ab_killed_by(nix::sys::signal::Signal::SIGKILL);
+}
+
+#[test]
+fn sigint_during_ab_stops_the_engine_group_and_writes_the_report() {
+    ab_killed_by(nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn sighup_during_ab_stops_the_engine_group_and_writes_the_report() {
+    ab_killed_by(nix::sys::signal::Signal::SIGHUP);
+}
+
+#[test]
+fn on_the_cpu_engine_sigterm_during_ab_leaves_no_engine_process() {
+    cpu_ab_killed_by(nix::sys::signal::Signal::SIGTERM);
+}
+
+#[test]
+fn on_the_cpu_engine_sigint_during_ab_leaves_no_engine_process() {
+    cpu_ab_killed_by(nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn on_the_cpu_engine_sighup_during_ab_leaves_no_engine_process() {
+    cpu_ab_killed_by(nix::sys::signal::Signal::SIGHUP);
+}
+
+#[test]
+fn on_the_cpu_engine_sigkill_of_perfgate_ab_leaves_no_engine_process() {
+    cpu_ab_killed_by(nix::sys::signal::Signal::SIGKILL);
 }

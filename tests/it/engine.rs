@@ -381,7 +381,7 @@ async fn the_llamacpp_preset_launches_serves_metrics_and_stops() {
 const BIN: &str = env!("CARGO_BIN_EXE_perfgate");
 
 /// A word-level tokenizer.json (one token per word, like the fake server counts).
-fn word_tokenizer(dir: &Path) -> String {
+pub(crate) fn word_tokenizer(dir: &Path) -> String {
     let mut vocab = serde_json::Map::new();
     vocab.insert("[UNK]".into(), 0.into());
     for i in 1..200u32 {
@@ -399,7 +399,7 @@ fn word_tokenizer(dir: &Path) -> String {
 }
 
 /// A baseline with a custom engine command and, per model, one scenario with made-up numbers.
-fn live_baseline(command: &str, models: &[(&str, u64, u64)]) -> String {
+pub(crate) fn live_baseline(command: &str, models: &[(&str, u64, u64)]) -> String {
     let mut t = format!(
         "schema_version = 1\n[engine]\nname = \"custom\"\n[engine.launch]\npreset = \"custom\"\n\
          command = '''{command}'''\n"
@@ -428,7 +428,7 @@ struct Live {
 }
 
 /// `perfgate check` in live mode on `baseline` (written to `dir/baseline.toml`), output in `dir/out`.
-fn live_command(dir: &Path, baseline: &str, extra: &[&str]) -> std::process::Command {
+pub(crate) fn live_command(dir: &Path, baseline: &str, extra: &[&str]) -> std::process::Command {
     let file = dir.join("baseline.toml");
     std::fs::write(&file, baseline).unwrap();
     let mut cmd = std::process::Command::new(BIN);
@@ -1198,6 +1198,16 @@ fn cpu_check_killed_by(sig: nix::sys::signal::Signal) {
 #[test]
 fn on_the_cpu_engine_sigterm_leaves_no_engine_process() {
     cpu_check_killed_by(nix::sys::signal::Signal::SIGTERM);
+}
+
+#[test]
+fn on_the_cpu_engine_sigint_leaves_no_engine_process() {
+    cpu_check_killed_by(nix::sys::signal::Signal::SIGINT);
+}
+
+#[test]
+fn on_the_cpu_engine_sighup_leaves_no_engine_process() {
+    cpu_check_killed_by(nix::sys::signal::Signal::SIGHUP);
 }
 
 #[test]

@@ -65,12 +65,14 @@ fn report(model: &str, verdict: TopVerdict, rows: Vec<Row>) -> Report {
             engine: Some("vllm".into()),
             engine_version: Some("0.10.1".into()),
             date: Some("2025-08-20".into()),
+            ..Default::default()
         },
         current: Side {
             sources: vec![format!("results/{model}.jsonl")],
             engine: Some("vllm".into()),
             engine_version: Some("0.11.0".into()),
             date: Some("2025-10-01".into()),
+            ..Default::default()
         },
         method: "Welch's t on log values per row, Holm-corrected across rows.".into(),
         perfgate_version: "0.1.0".into(),
