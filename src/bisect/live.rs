@@ -185,6 +185,7 @@ impl Live<'_> {
                     interval: r.interval,
                     tolerance_pct: r.tolerance_pct,
                     verdict: r.verdict.as_str().to_string(),
+                    values: r.baseline.zip(r.current).map(|(b, c)| [b, c]),
                 })
                 .collect(),
             pairs: runs.iter().map(|r| r.pairs).min().unwrap_or(0),

@@ -197,6 +197,7 @@ pub fn exec(o: &Options) -> Result<Outcome, BisectError> {
     };
     write("bisect.json", render::render_json(&report))?;
     write("bisect.md", render::render_markdown(&report))?;
+    write("bisect.html", render::render_html(&report))?;
     print!("{}", render::render_text(&report));
     eprintln!(
         "perfgate: bisect reports, steps and engine logs are in {}",
@@ -204,7 +205,7 @@ pub fn exec(o: &Options) -> Result<Outcome, BisectError> {
     );
     Ok(if failed {
         Outcome::Failed
-    } else if report.outcome == "culprit" {
+    } else if !report.culprits.is_empty() {
         Outcome::Culprit
     } else {
         Outcome::NoCulprit

@@ -177,7 +177,7 @@ fn error_control(b: Budget) -> String {
         s = b.planned(),
         a = b.alpha,
         e = b.equivalence_alpha,
-        t = b.alpha + b.equivalence_alpha,
+        t = ((b.alpha + b.equivalence_alpha) * 1e6).round() / 1e6,
     )
 }
 
@@ -312,6 +312,77 @@ pub fn render_markdown(r: &BisectReport) -> String {
     out
 }
 
+/// The metric the plot follows: the culprit's first regressed row, else the end points' first
+/// row; and its value per revision (the mean over the steps that measured it).
+fn series(r: &BisectReport) -> Option<(String, Vec<Option<f64>>)> {
+    let pick = r
+        .culprits
+        .first()
+        .and_then(|c| c.changes.iter().find(|x| x.verdict == "regressed"))
+        .or_else(|| r.steps.first().and_then(|s| s.changes.first()))?;
+    let key = |c: &MetricChange| (c.model.clone(), c.scenario.clone(), c.metric.clone());
+    let want = key(pick);
+    let mut sums = vec![(0.0, 0usize); r.revisions.len()];
+    for s in &r.steps {
+        let Some(v) = s
+            .changes
+            .iter()
+            .find(|c| key(c) == want)
+            .and_then(|c| c.values)
+        else {
+            continue;
+        };
+        for (rev, value) in [(&s.base, v[0]), (&s.candidate, v[1])] {
+            if let Some(i) = r.revisions.iter().position(|x| x == rev) {
+                sums[i].0 += value;
+                sums[i].1 += 1;
+            }
+        }
+    }
+    let values = sums
+        .iter()
+        .map(|(s, n)| (*n > 0).then(|| s / *n as f64))
+        .collect();
+    Some((format!("{} · {} · {}", want.0, want.1, want.2), values))
+}
+
+fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// A self-contained HTML page: the metric along the revisions (the culprits marked), then the
+/// text report.
+pub fn render_html(r: &BisectReport) -> String {
+    let plot = series(r).and_then(|(title, values)| {
+        let line = crate::report::html::plot::Trend {
+            label: title.clone(),
+            color: 0,
+            values,
+            bands: Vec::new(),
+            changes: r
+                .culprits
+                .iter()
+                .map(|c| (c.index, format!("culprit {}", c.revision)))
+                .collect(),
+        };
+        let unit = title.rsplit(" · ").next().unwrap_or("").to_string();
+        crate::report::html::plot::trends(&title, &unit, &r.revisions, &[line]).ok()
+    });
+    format!(
+        "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>perfgate bisect {} → {}</title></head>\n\
+         <body><h1>perfgate bisect: {} → {}</h1>\n<p><strong>{}</strong></p>\n{}\n<pre>{}</pre>\n</body></html>\n",
+        escape(&r.good),
+        escape(&r.bad),
+        escape(&r.good),
+        escape(&r.bad),
+        escape(&r.summary),
+        plot.unwrap_or_default(),
+        escape(&render_text(r))
+    )
+}
+
 /// The JSON report.
 pub fn render_json(r: &BisectReport) -> String {
     serde_json::to_string_pretty(r).expect("the report serializes") + "\n"
@@ -340,6 +411,7 @@ mod tests {
                     interval: Some([30.0, 55.0]),
                     tolerance_pct: Some(10.0),
                     verdict: if hit { "regressed" } else { "pass" }.into(),
+                    values: Some([100.0, if hit { 142.0 } else { 100.5 }]),
                 }],
                 pairs: 2,
                 engine_minutes: 0.25,
@@ -380,5 +452,8 @@ mod tests {
         assert_eq!(json["steps"][0]["verdict"], "different");
         assert_eq!(json["steps"][0]["reused"], true);
         assert_eq!(json["steps"][1]["reused"], false);
+        let html = render_html(&r);
+        assert!(html.contains("<svg"), "{html}");
+        assert!(html.contains("culprit r6"), "{html}");
     }
 }

@@ -56,6 +56,9 @@ pub struct MetricChange {
     pub tolerance_pct: Option<f64>,
     /// The row's verdict (`pass`, `regressed`, …).
     pub verdict: String,
+    /// The base and the candidate revision's values (geometric means over their launches).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub values: Option<[f64; 2]>,
 }
 
 /// A comparison to make: revision `base` (index into the range) against revision `cand`.
@@ -436,7 +439,7 @@ mod tests {
                 assert!(s.open.is_empty());
                 // End points + ⌈log₂(n−1)⌉ + one check above the culprit, at most.
                 assert!(
-                    s.steps.len() <= budget(n).planned() - 1,
+                    s.steps.len() < budget(n).planned(),
                     "n {n} at {at}: {:?}",
                     c.asked
                 );
