@@ -172,7 +172,10 @@ fn bisect_names_revision_11_of_16_within_6_comparisons() {
     let md = std::fs::read_to_string(dir.path().join("out/bisect.md")).unwrap();
     assert!(md.contains("### Culprit `11` (after `10`)"), "{md}");
     let html = std::fs::read_to_string(dir.path().join("out/bisect.html")).unwrap();
-    assert!(html.contains("<svg") && html.contains("culprit 11"), "{html}");
+    assert!(
+        html.contains("<svg") && html.contains("culprit 11"),
+        "{html}"
+    );
     // Each step keeps its own records, reports and engine logs.
     let step1 = dir.path().join("out/steps/01-r0-r15");
     assert!(step1.join("results.jsonl").is_file());
