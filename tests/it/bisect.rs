@@ -142,10 +142,36 @@ fn bisect_names_revision_11_of_16_within_6_comparisons() {
     let dir = tempfile::tempdir().unwrap();
     setup(dir.path(), 16);
     let engine = engine_cmd(dir.path(), (11, 80), (11, 80));
-    let child = command(dir.path(), 16, &engine, &[]).spawn().unwrap();
+    let prepared = dir.path().join("prepared.txt");
+    let prepare = format!("printf '%s\\n' {{rev}} >> {}", prepared.display());
+    let child = command(dir.path(), 16, &engine, &["--prepare-cmd", &prepare])
+        .spawn()
+        .unwrap();
     let r = finish(child, dir.path(), Duration::from_secs(400));
     assert_eq!(r.code, 0, "{}\n{}", r.stderr, r.stdout);
     assert_eq!(r.report["outcome"], "culprit", "{:#}", r.report);
+    // --prepare-cmd ran once for each revision a step measured, with the revision as one word.
+    let mut measured: Vec<String> = r.report["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|s| {
+            [
+                s["base"].as_str().unwrap(),
+                s["candidate"].as_str().unwrap(),
+            ]
+        })
+        .map(String::from)
+        .collect();
+    measured.sort();
+    measured.dedup();
+    let mut lines: Vec<String> = std::fs::read_to_string(&prepared)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, measured);
     assert_eq!(culprits(&r.report), ["11"], "{:#}", r.report);
     assert_eq!(r.report["culprits"][0]["previous"], "10");
     let steps = r.report["steps"].as_array().unwrap();
