@@ -12,6 +12,8 @@
 //!   [`report`] rendered; never renders), `fakeserver` (the fake engine of tests, benches and
 //!   `perfgate fake-server`; only with the `fake-server` feature). Edges may import core modules, never [`app`] or [`cli`].
 //! - **Orchestration**: [`runner`] (the live suite runner: launches → records) wires the edges;
+//!   [`bisect`] (a search of `ab` comparisons over revisions; its [`bisect::search`] is pure)
+//!   drives the runner;
 //!   [`app`] only parses, wires and maps errors to exit codes; [`cli`] holds the flags.
 //! - `report` never computes statistics; `gate` never renders; nothing imports in a circle,
 //!   between modules or between the files of one folder.
@@ -21,6 +23,7 @@
 pub mod app;
 pub mod atomic;
 pub mod baseline;
+pub mod bisect;
 pub mod cli;
 pub mod client;
 pub mod dataset;

@@ -22,6 +22,9 @@ _perfgate() {
             perfgate,baseline)
                 cmd="perfgate__subcmd__baseline"
                 ;;
+            perfgate,bisect)
+                cmd="perfgate__subcmd__bisect"
+                ;;
             perfgate,check)
                 cmd="perfgate__subcmd__check"
                 ;;
@@ -106,6 +109,9 @@ _perfgate() {
             perfgate__subcmd__help,baseline)
                 cmd="perfgate__subcmd__help__subcmd__baseline"
                 ;;
+            perfgate__subcmd__help,bisect)
+                cmd="perfgate__subcmd__help__subcmd__bisect"
+                ;;
             perfgate__subcmd__help,check)
                 cmd="perfgate__subcmd__help__subcmd__check"
                 ;;
@@ -167,7 +173,7 @@ _perfgate() {
 
     case "${cmd}" in
         perfgate)
-            opts="-h -V --help --version run import baseline check ab compare report history comment merge fake-server completions man help"
+            opts="-h -V --help --version run import baseline check ab bisect compare report history comment merge fake-server completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -688,6 +694,132 @@ _perfgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        perfgate__subcmd__bisect)
+            opts="-h --good --bad --revisions --repo --suite --baseline --engine-cmd --engine-image --prepare-cmd --scenarios --metrics --gate --max-minutes --max-pairs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --good)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --bad)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --revisions)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --repo)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --baseline)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --suite)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --engine-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --engine-image)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prepare-cmd)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenarios)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --gate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-minutes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-pairs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runs-per-launch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --models)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --port)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --start-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --stop-grace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --unresponsive-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --metrics-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --warmup-requests)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tokenizer)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --dataset-path)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --scenario-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         perfgate__subcmd__check)
             opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1015,7 +1147,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__help)
-            opts="run import baseline check ab compare report history comment merge fake-server completions man help"
+            opts="run import baseline check ab bisect compare report history comment merge fake-server completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1129,6 +1261,20 @@ _perfgate() {
         perfgate__subcmd__help__subcmd__baseline__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__help__subcmd__bisect)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

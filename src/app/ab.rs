@@ -76,7 +76,7 @@ pub(crate) fn exec(args: &AbArgs) -> anyhow::Result<Exit> {
         github: args.github.clone(),
     };
 
-    let rt = super::runtime()?;
+    let rt = crate::runner::runtime()?;
     let rx = crate::runner::interrupt_on_signal(&rt);
     let engine = cand.engine.clone();
     let mut runner = Runner::new(cand, settings, out, rx).map_err(|e| infra(e.to_string()))?;

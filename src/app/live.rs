@@ -49,7 +49,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     opts.html
         .get_or_insert_with(|| live.launch.output_dir.join("report.html"));
 
-    let rt = super::runtime()?;
+    let rt = crate::runner::runtime()?;
     let rx = interrupt_on_signal(&rt);
     let dry = render_dry_run(&plan, &shown, &schedule);
     let mut runner = Runner::new(plan, settings, &live.launch.output_dir, rx)

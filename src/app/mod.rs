@@ -105,6 +105,13 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::Check(a) if a.results.is_empty() => live::exec(&a),
         Command::Check(a) => check::exec(*a),
         Command::Ab(a) => ab::exec(&a),
+        Command::Bisect(a) => {
+            match crate::bisect::exec(&a.options().map_err(anyhow::Error::msg)?) {
+                Ok(o) => Ok([Exit::Pass, Exit::Regression, Exit::Infra][o as usize]),
+                Err(crate::bisect::BisectError::Infra(m)) => Err(infra(m)),
+                Err(e) => Err(e.into()),
+            }
+        }
         Command::Compare(a) => compare::exec(a),
         Command::Report(a) => report::exec(a),
         Command::History(a) => history::exec(a),
@@ -159,16 +166,6 @@ fn print_bytes(bytes: &[u8]) -> anyhow::Result<Exit> {
     out.write_all(bytes)?;
     out.flush()?;
     Ok(Exit::Pass)
-}
-
-/// The tokio runtime of the commands that measure: one thread. The load client's reads and
-/// timestamps then never wait for a second scheduler thread sharing the core, and a run costs one
-/// core however high the concurrency. Work that would stall the reads (re-tokenizing, folding
-/// records, dataset building, loading a tokenizer) runs on threads of its own.
-pub(crate) fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
-    Ok(tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?)
 }
 
 #[cfg(test)]

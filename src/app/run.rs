@@ -31,7 +31,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     let unchecked = args.scenario(cfg_metrics.clone(), None);
     crate::client::Client::new(unchecked.map_err(anyhow::Error::msg)?.run.client)?;
     let base_url = args.base_url();
-    let rt = super::runtime()?;
+    let rt = crate::runner::runtime()?;
     let timeout = Duration::from_secs(args.ready_check_timeout_sec);
     let ready = |need_models| -> anyhow::Result<Option<Vec<String>>> {
         match rt.block_on(single::ready_check(&base_url, timeout, need_models)) {

@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 pub mod ab;
 pub mod baseline;
+pub mod bisect;
 pub mod check;
 pub mod comment;
 pub mod compare;
@@ -58,6 +59,9 @@ pub enum Command {
     /// A/B on this runner: the base and the candidate engine launched in pairs, paired
     /// statistics after each pair until decided; exit 1 on a regression.
     Ab(Box<ab::AbArgs>),
+    /// Find the revision that made a regression: `ab` comparisons between revisions, bisected;
+    /// exit 0 when a culprit is named, 1 when none is.
+    Bisect(Box<bisect::BisectArgs>),
     /// Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots.
     Compare(compare::CompareArgs),
     /// Write the sign-off page (self-contained HTML with plots) from a check report or baselines.

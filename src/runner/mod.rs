@@ -354,6 +354,16 @@ impl Runner {
     }
 }
 
+/// The tokio runtime of the commands that measure: one thread. The load client's reads and
+/// timestamps then never wait for a second scheduler thread sharing the core, and a run costs one
+/// core however high the concurrency. Work that would stall the reads (re-tokenizing, folding
+/// records, dataset building, loading a tokenizer) runs on threads of its own.
+pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+}
+
 fn first_line(s: &str) -> &str {
     s.lines().next().unwrap_or("")
 }

@@ -24,7 +24,8 @@ const CORE: [&str; 11] = [
     "gate",
     "report",
 ];
-const EDGE_MODULES: [&str; 7] = [
+const EDGE_MODULES: [&str; 8] = [
+    "bisect",
     "client",
     "engine",
     "github",

@@ -3,6 +3,7 @@
 mod ab;
 mod architecture;
 mod baselines;
+mod bisect;
 mod check;
 mod compat;
 mod containers;
