@@ -151,11 +151,12 @@ impl Live<'_> {
         let wall = t0.elapsed();
         let results = runner.output_dir().join("results.jsonl");
         let m = runner.into_measured();
+        // Both arms' records are in this step's one results file, with its digest.
+        let run_dir = results.parent().unwrap_or(&results).to_path_buf();
         let side = |rev: &str| Side {
-            sources: vec![results.display().to_string()],
-            engine: None,
             engine_version: Some(rev.to_string()),
             date: Some(chrono::Utc::now().to_rfc3339()),
+            ..m.results_side(&run_dir)
         };
         let report = spec.judge(&runs, &m, (side(b), side(c)), wall);
         write(
