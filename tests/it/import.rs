@@ -486,3 +486,91 @@ fn sweep_blocks_without_a_header_ask_or_derive() {
         "{err}"
     );
 }
+
+/// vLLM 0.33 without `--temperature` prints `WARNING: vllm bench serve no longer sets
+/// temperature==0 …` between its command line and the block (and `Skipping endpoint ready
+/// check.`: its readiness wait is 0 by default). The warning names the client but is not a
+/// command line: the model still comes from the command.
+#[test]
+fn a_vllm_0_33_log_without_temperature_keeps_its_command_line() {
+    let path = "tests/data/vllm/bench_serve_optional.log";
+    let text = read(path).replacen(
+        "Starting initial single prompt test run...\n",
+        "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. \
+         The default will be determined on the server side and can be model/API specific. \
+         For the old behavior, include --temperature=0.\n\
+         Starting initial single prompt test run...\nSkipping endpoint ready check.\n",
+        1,
+    );
+    assert!(text.contains("no longer sets temperature"));
+    let got = import_text(&text, "v033.log", &ImportOptions::default()).unwrap();
+    assert_eq!(got.records.len(), 2);
+    let a = &got.records[0];
+    assert_eq!(a.model, "meta-llama/Llama-3.1-8B-Instruct");
+    assert_eq!(a.scenario_id(), "random-in1024-out128-n200-c32");
+    assert_eq!(a.seed, Some(7));
+    assert_matches_print(&text, a);
+}
+
+/// `perfgate run --metadata tensor_parallel_size=1` (vLLM's perf CI passes it) writes the pair
+/// also as the top-level string `"1"`, as vLLM does; importing that JSON reads the count.
+#[test]
+fn perfgate_result_json_with_metadata_counts_imports() {
+    let cfg = perfgate::fakeserver::FakeConfig {
+        ttft: std::time::Duration::from_millis(1),
+        itl: std::time::Duration::from_millis(1),
+        ..Default::default()
+    };
+    let fake = perfgate::fakeserver::FakeServer::start_in_thread(cfg).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tok = crate::support::word_tokenizer_json(dir.path());
+    let bin = env!("CARGO_BIN_EXE_perfgate");
+    let run = std::process::Command::new(bin)
+        .args(["run", "--base-url", &fake.url(), "--model", "fake-model"])
+        .arg("--tokenizer")
+        .arg(&tok)
+        .args(["--dataset-name", "random", "--random-input-len", "8"])
+        .args(["--random-output-len", "4", "--num-prompts", "2"])
+        .args(["--metadata", "tensor_parallel_size=1", "gpu=H100"])
+        .args([
+            "--save-result",
+            "--result-filename",
+            "r.json",
+            "--no-progress",
+        ])
+        .arg("--result-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let saved = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
+    assert!(saved.contains("\"tensor_parallel_size\":\"1\""), "{saved}");
+    let got = import_text(&saved, "r.json", &ImportOptions::default()).unwrap();
+    assert_eq!(got.records.len(), 1);
+    let r = &got.records[0];
+    assert_eq!(r.tensor_parallel_size, Some(1));
+    assert_eq!(r.metadata["gpu"], "H100");
+    assert_eq!(r.completed, 2);
+    // The command too.
+    let out = dir.path().join("r.jsonl");
+    let st = std::process::Command::new(bin)
+        .arg("import")
+        .arg(dir.path().join("r.json"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert_eq!(
+        perfgate::record::read_jsonl(&out).unwrap()[0].tensor_parallel_size,
+        Some(1)
+    );
+}
