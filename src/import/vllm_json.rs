@@ -67,8 +67,10 @@ pub fn parse_objects(
                 ));
             }
             Some(Ok(Value::Object(obj))) => {
-                out.records
-                    .push(record(&obj, flavor, path, line, opts, &mut out.warnings)?);
+                match record(&obj, flavor, path, line, opts, &mut out.warnings) {
+                    Ok(r) => out.records.push(r),
+                    Err(e) => out.skip(e, opts)?,
+                }
             }
             Some(Ok(_)) => {
                 return Err(ImportError::at(

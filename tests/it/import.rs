@@ -574,3 +574,121 @@ fn perfgate_result_json_with_metadata_counts_imports() {
         Some(1)
     );
 }
+
+const EDITED: &str = "tests/data/vllm/sweep_edited_by_hand.log";
+
+/// A sweep log edited by hand (tests/data/vllm/sweep_edited_by_hand.log): a `num_prompt:N`
+/// header before each block, a block with a line printed twice (the same value: read once), a
+/// block with a line printed twice with another value, and a `num_prompts: 8, 16` header
+/// followed by three blocks. Without `--keep-going` the file is refused at its first bad block;
+/// with it, every good block is imported and each bad one is listed with its line and why.
+#[test]
+fn keep_going_imports_the_good_blocks_of_a_hand_edited_sweep_log() {
+    let text = read(EDITED);
+    let err = import_text(&text, EDITED, &sweep_opts()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{EDITED}:64: `Median TTFT (ms)` appears twice")),
+        "{err}"
+    );
+    let opts = ImportOptions {
+        keep_going: true,
+        ..sweep_opts()
+    };
+    let got = import_text(&text, EDITED, &opts).unwrap();
+    let counts: Vec<u64> = got.records.iter().map(|r| r.params.num_prompts).collect();
+    assert_eq!(counts, [1, 2, 8, 16]);
+    for r in &got.records {
+        assert_matches_print(&text, r);
+        assert_eq!(r.params.random_input_len, Some(80));
+    }
+    assert_eq!(got.records[1].stats["mean_ttft_ms"], 26.27);
+    assert!(
+        got.warnings
+            .iter()
+            .any(|w| w.contains(":39: `Mean TTFT (ms)` printed twice")),
+        "{:?}",
+        got.warnings
+    );
+    let skipped: Vec<String> = got.skipped.iter().map(|e| e.to_string()).collect();
+    assert_eq!(skipped.len(), 2, "{skipped:#?}");
+    assert!(
+        skipped[0].starts_with(&format!(
+            "{EDITED}:64: `Median TTFT (ms)` appears twice in one result block with different values (line 63: `32.90`, here: `99.99`)"
+        )),
+        "{skipped:#?}"
+    );
+    assert!(
+        skipped[1].starts_with(&format!(
+            "{EDITED}:121: block 3 after the `num_prompts:` header of line 76, which lists only 2 counts"
+        )),
+        "{skipped:#?}"
+    );
+
+    // The command: the good blocks written, the bad ones listed, exit 1; nothing readable: 2.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+            .arg("import")
+            .args(args)
+            .args([
+                "--model",
+                "meta-llama/Llama-3.1-8B",
+                "--dataset-name",
+                "random",
+                "-o",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let st = run(&[EDITED, "--keep-going"]);
+    let stderr = String::from_utf8_lossy(&st.stderr);
+    assert_eq!(st.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("perfgate: skipped: {EDITED}:64: ")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("perfgate: skipped: {EDITED}:121: ")),
+        "{stderr}"
+    );
+    assert_eq!(perfgate::record::read_jsonl(&out).unwrap().len(), 4);
+    let empty = dir.path().join("empty.log");
+    std::fs::write(&empty, "nothing here\n").unwrap();
+    let st = run(&[empty.to_str().unwrap(), "--keep-going"]);
+    let stderr = String::from_utf8_lossy(&st.stderr);
+    assert_eq!(st.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no benchmark results found"), "{stderr}");
+    // Every block good: exit 0, as without the flag.
+    let st = run(&[SWEEP, "--keep-going"]);
+    assert_eq!(
+        st.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+}
+
+/// Sweep headers as people write them: singular, `=` or `:`, spaces or commas, brackets.
+#[test]
+fn sweep_header_spellings() {
+    let text = read(SWEEP);
+    for header in [
+        "num_prompt: 1, 2, 4, 8, 16, 32",
+        "num-prompts = 1 2 4 8 16 32",
+        "num_prompts: [1, 2, 4, 8, 16, 32]",
+    ] {
+        let t = text
+            .replace("num_prompts: 1, 2, 4, 8, 16, 32", header)
+            .replace("seq_length: 80", "seq_len=80");
+        let got = import_text(&t, "s.log", &sweep_opts()).unwrap();
+        let counts: Vec<u64> = got.records.iter().map(|r| r.params.num_prompts).collect();
+        assert_eq!(counts, [1, 2, 4, 8, 16, 32], "{header}");
+        assert!(got
+            .records
+            .iter()
+            .all(|r| r.params.random_input_len == Some(80)));
+    }
+}
