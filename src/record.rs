@@ -863,6 +863,11 @@ pub fn parse_jsonl_with_warnings(text: &str, path: &str) -> Result<ReadRecords, 
             if record_keys().contains(k) || is_stat_key(k) {
                 return true;
             }
+            // Keys of vLLM's result JSON that `perfgate run --save-result` writes too and a
+            // record does not keep.
+            if k == "endpoint_type" || k == "label" {
+                return false;
+            }
             // `--save-result` repeats the metadata as top-level keys, as vLLM does.
             let echoed = metadata
                 .as_ref()
