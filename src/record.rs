@@ -861,9 +861,15 @@ pub fn parse_jsonl_with_warnings(text: &str, path: &str) -> Result<ReadRecords, 
             return Err(at("a record must be a JSON object".into()));
         };
         let metadata = map.get("metadata").cloned();
+        typed_echoes(&mut map, metadata.as_ref());
         map.retain(|k, v| {
             if record_keys().contains(k) || is_stat_key(k) {
                 return true;
+            }
+            // Keys of vLLM's result JSON that `perfgate run --save-result` writes too and a
+            // record does not keep.
+            if k == "endpoint_type" || k == "label" {
+                return false;
             }
             // `--save-result` repeats the metadata as top-level keys, as vLLM does.
             let echoed = metadata
@@ -902,6 +908,47 @@ pub fn parse_jsonl_with_warnings(text: &str, path: &str) -> Result<ReadRecords, 
     Ok(out)
 }
 
+/// `--metadata tensor_parallel_size=1` is echoed as the top-level string `"1"` (vLLM writes its
+/// metadata values as strings): where such an echo lands on a record field that the string
+/// does not fit (a count), the value the string spells (`1`) takes its place when that fits.
+fn typed_echoes(
+    map: &mut serde_json::Map<String, serde_json::Value>,
+    metadata: Option<&serde_json::Value>,
+) {
+    let Some(serde_json::Value::Object(meta)) = metadata else {
+        return;
+    };
+    for (k, m) in meta {
+        let Some(text) = m.as_str() else { continue };
+        if !record_keys().contains(k) || map.get(k) != Some(m) || field_fits(k, m) {
+            continue;
+        }
+        if let Ok(typed) = serde_json::from_str::<serde_json::Value>(text.trim()) {
+            if !typed.is_object() && !typed.is_array() && field_fits(k, &typed) {
+                map.insert(k.clone(), typed);
+            }
+        }
+    }
+}
+
+/// A minimal valid record, to try one key's value on.
+fn skeleton() -> serde_json::Value {
+    serde_json::json!({
+        "model": "m", "dataset_name": "random", "num_prompts": 1, "completed": 1,
+        "duration": 1.0, "total_input_tokens": 1, "total_output_tokens": 1,
+        "request_throughput": 1.0, "output_throughput": 1.0
+    })
+}
+
+/// Whether `k: v` alone is a valid value of the record field `k`.
+fn field_fits(k: &str, v: &serde_json::Value) -> bool {
+    let mut s = skeleton();
+    if let Some(obj) = s.as_object_mut() {
+        obj.insert(k.to_string(), v.clone());
+    }
+    serde_json::from_value::<ScenarioResult>(s).is_ok()
+}
+
 /// A short description of a JSON value for messages: `string "l6"`, `an object`, …
 fn kind_of(v: &serde_json::Value) -> String {
     match v {
@@ -931,11 +978,7 @@ fn record_from_map(
         return Err(err);
     }
     // Find the key: each one alone on a minimal valid record.
-    let mut skeleton = serde_json::json!({
-        "model": "m", "dataset_name": "random", "num_prompts": 1, "completed": 1,
-        "duration": 1.0, "total_input_tokens": 1, "total_output_tokens": 1,
-        "request_throughput": 1.0, "output_throughput": 1.0
-    });
+    let mut skeleton = skeleton();
     for (k, v) in &map {
         let obj = skeleton.as_object_mut().expect("an object");
         let before = obj.insert(k.clone(), v.clone());
@@ -1133,6 +1176,23 @@ mod tests {
     }
 
     const MINIMAL: &str = "{\"model\":\"m\",\"dataset_name\":\"random\",\"num_prompts\":1,\"completed\":1,\"duration\":1,\"total_input_tokens\":1,\"total_output_tokens\":1,\"request_throughput\":1,\"output_throughput\":1";
+
+    #[test]
+    fn metadata_echoes_take_the_fields_type() {
+        // `--metadata tensor_parallel_size=1 engine_version=0.11`, echoed as strings.
+        let line = format!(
+            "{MINIMAL},\"metadata\":{{\"tensor_parallel_size\":\"1\",\"engine_version\":\"0.11\"}},\"tensor_parallel_size\":\"1\",\"engine_version\":\"0.11\"}}\n"
+        );
+        let read = parse_jsonl_with_warnings(&line, "m.jsonl").unwrap();
+        let r = &read.records[0];
+        assert_eq!(r.tensor_parallel_size, Some(1));
+        assert_eq!(r.engine_version.as_deref(), Some("0.11"));
+        assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+        // A string that spells no count is still refused by name.
+        let bad = line.replace("\"1\"", "\"one\"");
+        let err = parse_jsonl(&bad, "m.jsonl").unwrap_err().to_string();
+        assert!(err.contains("`tensor_parallel_size`"), "{err}");
+    }
 
     #[test]
     fn unknown_keys_are_ignored_with_one_warning_each() {

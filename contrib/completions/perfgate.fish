@@ -80,7 +80,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l num-warmups -d
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l seed -d 'Seed of the dataset and the arrival schedule' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ignore-eos -d 'Ask the server to ignore EOS (default: on for random and fixed prompts, off otherwise)' -r -f -a "true\t''
 false\t''"
-complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l temperature -d 'Sampling temperature sent with every request (default 0: greedy)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l temperature -d 'Sampling temperature sent with every request (default: not sent, the server decides, as vLLM 0.33\'s client; `--temperature 0` for greedy)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l top-p -d 'Sampling `top_p` sent with every request (default: not sent)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l top-k -d 'Sampling `top_k` sent with every request (default: not sent)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l min-p -d 'Sampling `min_p` sent with every request (default: not sent)' -r
@@ -90,15 +90,21 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l repetition-pen
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l extra-body -d 'A JSON object merged into every request body, e.g. \'{"cache_prompt": false}\'' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l header -d 'Extra HTTP headers as KEY=VALUE (repeatable; several after one flag)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l metadata -d 'KEY=VALUE pairs written into the result JSON and the record (repeatable; several after one flag)' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ready-check-timeout-sec -d 'Wait up to this many seconds for the server to answer before the run (0: do not wait)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ready-check-timeout-sec -d 'Wait up to this many seconds for the server to answer before the run (0: do not wait; vLLM 0.33\'s default). perfgate waits 600 s by default and says so' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l percentile-metrics -d 'Comma-separated metrics to report statistics for: ttft, tpot, itl, e2el' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l metric-percentiles -d 'Comma-separated percentiles, e.g. 50,90,99' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l goodput -d 'Service-level objectives for goodput, e.g. `--goodput ttft:500 tpot:50`' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l label -d 'The result\'s label: the `label` key of the result JSON and the prefix of its default file name (default: `--backend`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l input-len -d 'General input length: sets `--random-input-len` (as vLLM\'s `--input-len`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l output-len -d 'General output length: sets `--random-output-len`, `--sharegpt-output-len`, `--custom-output-len` and `--prefix-repetition-output-len` (as vLLM\'s `--output-len`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-id-prefix -d 'Each request\'s `x-request-id` header: this prefix and the request\'s index (default: `bench-` and 8 random hex digits and `-`, as vLLM)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-dir -d 'Directory for the result file (default: current directory)' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-filename -d 'Result file name (default: BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-timeout -d 'Per-request timeout in seconds (default: none)' -r
-complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-skip-chat-template -d 'custom: accepted for vLLM compatibility; perfgate never applies a chat template client-side (the chat endpoint applies the server\'s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-skip-chat-template -d 'custom: accepted for vLLM compatibility (vLLM 0.33 spells it `--skip-chat-template`); perfgate never applies a chat template client-side (the chat endpoint applies the server\'s)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-result -d 'Write the result JSON'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l append-result -d 'Append the result JSON to the file (a new line) instead of replacing it; implies `--save-result`'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l trust-remote-code -d 'Accepted for vLLM compatibility and ignored (with a note): perfgate reads tokenizer.json files and never runs a model\'s code'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed -d 'Add per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts, errors, …)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-keep-alive -d 'A fresh connection per request (as vLLM\'s and SGLang\'s clients do) instead of reusing connections opened before the run. Needed for llama.cpp\'s server, which announces keep-alive but closes the connection after a streamed response'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l retokenize -d 'Re-tokenize every generated text and report total_output_tokens_retokenized'
@@ -115,6 +121,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l random-outp
 complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l random-range-ratio -d 'The length spread, for random-dataset results whose arguments are not in the file' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l range-convention -d 'How `--random-range-ratio` was read by the tool that ran (default: from the format)' -r -f -a "vllm\t''
 sglang\t''"
+complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l keep-going -d 'Import every result that can be read and list the others (file:line: why) instead of refusing a file at its first bad result; exit 0 when none was bad, 1 when some were (the others are written), 2 when none could be read'
 complete -c perfgate -n "__fish_perfgate_using_subcommand import" -s q -l quiet -d 'Print nothing but errors'
 complete -c perfgate -n "__fish_perfgate_using_subcommand import" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand baseline; and not __fish_seen_subcommand_from record show schema noise calibrate promote help" -s h -l help -d 'Print help'

@@ -2,22 +2,12 @@
 
 use super::Exit;
 use crate::cli::import::ImportArgs;
-use crate::import::{self, ImportOptions};
+use crate::import::{self, ImportError};
 use crate::record::to_jsonl;
 
 pub(crate) fn exec(args: ImportArgs) -> anyhow::Result<Exit> {
-    let opts = ImportOptions {
-        model: args.model,
-        engine: args.engine,
-        engine_version: args.engine_version,
-        dataset_name: args.dataset_name,
-        num_prompts: args.num_prompts,
-        random_input_len: args.random_input_len,
-        random_output_len: args.random_output_len,
-        random_range_ratio: args.random_range_ratio,
-        range_convention: args.range_convention,
-    };
-    let mut records = Vec::new();
+    let opts = args.options();
+    let (mut records, mut skipped) = (Vec::new(), Vec::<ImportError>::new());
     for file in &args.files {
         let path = file.display().to_string();
         let text = import::read_file(file, &path)?;
@@ -34,12 +24,21 @@ pub(crate) fn exec(args: ImportArgs) -> anyhow::Result<Exit> {
             );
         }
         records.extend(imported.records);
+        skipped.extend(imported.skipped);
     }
     import::number_runs(&mut records);
+    for e in &skipped {
+        eprintln!("perfgate: skipped: {e}");
+    }
+    anyhow::ensure!(!records.is_empty(), "no result could be imported");
     let text = to_jsonl(&records);
     match &args.output {
         Some(out) => crate::atomic::write(out, text)?,
         None => print!("{text}"),
     }
-    Ok(Exit::Pass)
+    Ok(if skipped.is_empty() {
+        Exit::Pass
+    } else {
+        Exit::Regression
+    })
 }

@@ -1,7 +1,6 @@
 //! `perfgate run` (one scenario against a running server, like `vllm bench serve`): check the flags, wait for the server, pick the tokenizer, build the
 //! dataset, then run the load with the pieces of [`crate::runner::single`].
 
-use std::io::IsTerminal;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -16,16 +15,9 @@ use crate::tokenizer::TokenizerError;
 
 pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     let cfg_metrics = args.metrics_config().map_err(anyhow::Error::msg)?;
-    if let Some(t) = args.request_timeout {
-        anyhow::ensure!(
-            t > 0.0 && t.is_finite(),
-            "--request-timeout must be a positive number of seconds, got {t}"
-        );
+    for note in args.validate().map_err(anyhow::Error::msg)? {
+        eprintln!("perfgate: note: {note}");
     }
-    if args.num_prompts == 0 {
-        anyhow::bail!("--num-prompts must be at least 1");
-    }
-    crate::client::check_endpoint(&args.endpoint).map_err(anyhow::Error::msg)?;
     let extras = args.extras().map_err(anyhow::Error::msg)?;
     // The URL and the API key are checked before the server, the tokenizer and the dataset.
     let unchecked = args.scenario(cfg_metrics.clone(), None);
@@ -98,7 +90,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         );
         ramp.validate().map_err(anyhow::Error::msg)?;
     }
-    let progress = Bar::new(!args.no_progress && std::io::stderr().is_terminal());
+    let progress = Bar::new(!args.no_progress);
     let mut outcome = match rt.block_on(load::run(&cfg, ds.prompts, &progress)) {
         Ok(o) => o,
         Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
@@ -117,15 +109,12 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         output::result_block(&outcome.result, metrics, percentiles)
     );
 
-    if args.save_result || args.result_filename.is_some() || args.result_dir.is_some() {
-        let text = single::result_json(&outcome)?;
+    if args.saves_result() {
+        let text = single::result_json(&outcome, args.label.as_deref())?;
         let date = outcome.result.date.clone().unwrap_or_default();
         let path = args.result_name().path(&date);
-        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-        }
-        crate::atomic::write(&path, text)?;
+        single::save_result(&path, &text, args.append_result)
+            .with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("perfgate: wrote {}", path.display());
     }
     Ok(Exit::Pass)

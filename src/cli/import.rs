@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::import::ImportOptions;
 use crate::record::RangeConvention;
 
 /// Import benchmark results as JSON Lines records. The format of each file is detected:
@@ -45,7 +46,30 @@ pub struct ImportArgs {
     /// How `--random-range-ratio` was read by the tool that ran (default: from the format).
     #[arg(long, value_enum)]
     pub range_convention: Option<RangeConvention>,
+    /// Import every result that can be read and list the others (file:line: why) instead of
+    /// refusing a file at its first bad result; exit 0 when none was bad, 1 when some were
+    /// (the others are written), 2 when none could be read.
+    #[arg(long)]
+    pub keep_going: bool,
     /// Print nothing but errors.
     #[arg(short, long)]
     pub quiet: bool,
+}
+
+impl ImportArgs {
+    /// What the flags tell the importers.
+    pub fn options(&self) -> ImportOptions {
+        ImportOptions {
+            model: self.model.clone(),
+            engine: self.engine.clone(),
+            engine_version: self.engine_version.clone(),
+            dataset_name: self.dataset_name.clone(),
+            num_prompts: self.num_prompts,
+            random_input_len: self.random_input_len,
+            random_output_len: self.random_output_len,
+            random_range_ratio: self.random_range_ratio,
+            range_convention: self.range_convention,
+            keep_going: self.keep_going,
+        }
+    }
 }

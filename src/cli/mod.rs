@@ -47,7 +47,9 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Benchmark one scenario against a running OpenAI-compatible server (like `vllm bench serve`).
-    #[command(allow_negative_numbers = true)]
+    // Long flags may be shortened to any unambiguous prefix (`--random-input 200`), as
+    // argparse allows.
+    #[command(allow_negative_numbers = true, infer_long_args = true)]
     Run(Box<run::RunArgs>),
     /// Import benchmark results (vLLM/SGLang/LMDeploy logs, JSON, JSONL, CSV) as JSON Lines records.
     Import(import::ImportArgs),

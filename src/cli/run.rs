@@ -88,9 +88,10 @@ pub struct RunArgs {
     /// custom: output length in tokens of every prompt.
     #[arg(long, default_value_t = 256, value_parser = num::output_len)]
     pub custom_output_len: u32,
-    /// custom: accepted for vLLM compatibility; perfgate never applies a chat template
-    /// client-side (the chat endpoint applies the server's).
-    #[arg(long)]
+    /// custom: accepted for vLLM compatibility (vLLM 0.33 spells it `--skip-chat-template`);
+    /// perfgate never applies a chat template client-side (the chat endpoint applies the
+    /// server's).
+    #[arg(long, alias = "skip-chat-template")]
     pub custom_skip_chat_template: bool,
     /// Requests per second (`inf`: all at once; otherwise gamma/Poisson arrivals).
     #[arg(long, default_value = "inf", value_parser = num::rate)]
@@ -120,9 +121,10 @@ pub struct RunArgs {
     /// Ask the server to ignore EOS (default: on for random and fixed prompts, off otherwise).
     #[arg(long, num_args = 0..=1, default_missing_value = "true")]
     pub ignore_eos: Option<bool>,
-    /// Sampling temperature sent with every request (default 0: greedy).
-    #[arg(long, default_value_t = 0.0, value_parser = num::temperature)]
-    pub temperature: f64,
+    /// Sampling temperature sent with every request (default: not sent, the server decides, as
+    /// vLLM 0.33's client; `--temperature 0` for greedy).
+    #[arg(long, value_parser = num::temperature)]
+    pub temperature: Option<f64>,
     /// Sampling `top_p` sent with every request (default: not sent).
     #[arg(long)]
     pub top_p: Option<f64>,
@@ -151,7 +153,8 @@ pub struct RunArgs {
     /// one flag).
     #[arg(long, num_args = 1..)]
     pub metadata: Vec<String>,
-    /// Wait up to this many seconds for the server to answer before the run (0: do not wait).
+    /// Wait up to this many seconds for the server to answer before the run (0: do not wait;
+    /// vLLM 0.33's default). perfgate waits 600 s by default and says so.
     #[arg(long, default_value_t = 600)]
     pub ready_check_timeout_sec: u64,
     /// Comma-separated metrics to report statistics for: ttft, tpot, itl, e2el.
@@ -166,6 +169,29 @@ pub struct RunArgs {
     /// Write the result JSON.
     #[arg(long)]
     pub save_result: bool,
+    /// Append the result JSON to the file (a new line) instead of replacing it; implies
+    /// `--save-result`.
+    #[arg(long)]
+    pub append_result: bool,
+    /// The result's label: the `label` key of the result JSON and the prefix of its default
+    /// file name (default: `--backend`).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// General input length: sets `--random-input-len` (as vLLM's `--input-len`).
+    #[arg(long, value_parser = num::input_len)]
+    pub input_len: Option<u32>,
+    /// General output length: sets `--random-output-len`, `--sharegpt-output-len`,
+    /// `--custom-output-len` and `--prefix-repetition-output-len` (as vLLM's `--output-len`).
+    #[arg(long, value_parser = num::output_len)]
+    pub output_len: Option<u32>,
+    /// Each request's `x-request-id` header: this prefix and the request's index (default:
+    /// `bench-` and 8 random hex digits and `-`, as vLLM).
+    #[arg(long)]
+    pub request_id_prefix: Option<String>,
+    /// Accepted for vLLM compatibility and ignored (with a note): perfgate reads tokenizer.json
+    /// files and never runs a model's code.
+    #[arg(long)]
+    pub trust_remote_code: bool,
     /// Directory for the result file (default: current directory).
     #[arg(long)]
     pub result_dir: Option<PathBuf>,
@@ -253,12 +279,46 @@ impl RunArgs {
         })
     }
 
+    /// Whether the result JSON is written (`--save-result`, `--append-result`, a file name or
+    /// directory).
+    pub fn saves_result(&self) -> bool {
+        self.save_result
+            || self.append_result
+            || self.result_filename.is_some()
+            || self.result_dir.is_some()
+    }
+
+    /// The checks that need no server, and the notes about flags accepted for vLLM
+    /// compatibility that perfgate does not act on.
+    pub fn validate(&self) -> Result<Vec<String>, String> {
+        if let Some(t) = self.request_timeout {
+            if !(t > 0.0 && t.is_finite()) {
+                return Err(format!(
+                    "--request-timeout must be a positive number of seconds, got {t}"
+                ));
+            }
+        }
+        if self.num_prompts == 0 {
+            return Err("--num-prompts must be at least 1".into());
+        }
+        crate::client::check_endpoint(&self.endpoint)?;
+        let mut notes = Vec::new();
+        if self.trust_remote_code {
+            notes.push(
+                "--trust-remote-code ignored: perfgate reads tokenizer.json files and runs no \
+                 model code"
+                    .to_string(),
+            );
+        }
+        Ok(notes)
+    }
+
     /// Where `--save-result` writes.
     pub fn result_name(&self) -> ResultName<'_> {
         ResultName {
             filename: self.result_filename.as_deref(),
             dir: self.result_dir.as_deref(),
-            backend: &self.backend,
+            backend: self.label.as_deref().unwrap_or(&self.backend),
             request_rate: self.request_rate.to_string(),
             max_concurrency: self.max_concurrency,
             model: self.model.as_deref().unwrap_or_default(),
@@ -327,7 +387,20 @@ impl RunArgs {
         metrics: MetricsConfig,
         tokenizer: Option<Arc<dyn Tokenize>>,
     ) -> Result<ScenarioRun, String> {
-        let args = self;
+        // vLLM's `--input-len` / `--output-len` set the dataset-specific lengths.
+        let mut args = self.clone();
+        if let Some(n) = self.input_len {
+            args.random_input_len = n;
+        }
+        if let Some(n) = self.output_len {
+            args.random_output_len = n;
+            if args.dataset_name == DatasetName::Sharegpt {
+                args.sharegpt_output_len = Some(n);
+            }
+            args.custom_output_len = n;
+            args.prefix_repetition_output_len = n;
+        }
+        let args = &args;
         let random_like = matches!(args.dataset_name, DatasetName::Random | DatasetName::Fixed);
         let params = ScenarioParams {
             dataset_name: args.dataset_name.into(),
@@ -390,6 +463,11 @@ impl RunArgs {
                 request_timeout: args.request_timeout.map(Duration::from_secs_f64),
                 extra_body: serde_json::Map::new(),
                 headers: Vec::new(),
+                request_id_prefix: Some(
+                    args.request_id_prefix
+                        .clone()
+                        .unwrap_or_else(|| format!("bench-{:08x}-", rand::random::<u32>())),
+                ),
                 keep_alive: !args.no_keep_alive,
             },
             ignore_eos: args.ignore_eos,

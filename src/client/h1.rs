@@ -210,6 +210,7 @@ pub fn request(
     keep_alive: bool,
     authorization: Option<&str>,
     headers: &[(String, String)],
+    request_id: Option<&str>,
 ) -> Vec<u8> {
     let mut r = Vec::with_capacity(body.len() + 256);
     r.extend_from_slice(b"POST ");
@@ -229,6 +230,10 @@ pub fn request(
         r.extend_from_slice(name.as_bytes());
         r.extend_from_slice(b": ");
         r.extend_from_slice(value.as_bytes());
+    }
+    if let Some(id) = request_id {
+        r.extend_from_slice(b"\r\nx-request-id: ");
+        r.extend_from_slice(id.as_bytes());
     }
     if !keep_alive {
         r.extend_from_slice(b"\r\nConnection: close");
@@ -706,8 +711,16 @@ mod tests {
         let t = Target::parse("http://127.0.0.1:8000/v1/completions").unwrap();
         assert_eq!(t.host, "127.0.0.1:8000");
         assert_eq!(t.path, "/v1/completions");
-        let r = request(&t, b"{}", false, Some("Bearer k"), &[]);
+        let r = request(
+            &t,
+            b"{}",
+            false,
+            Some("Bearer k"),
+            &[],
+            Some("bench-1a2b3c4d-7"),
+        );
         let s = String::from_utf8(r).unwrap();
+        assert!(s.contains("\r\nx-request-id: bench-1a2b3c4d-7\r\n"));
         assert!(s.starts_with("POST /v1/completions HTTP/1.1\r\nHost: 127.0.0.1:8000\r\n"));
         assert!(s.contains("\r\nConnection: close\r\n"));
         assert!(s.contains("\r\nAuthorization: Bearer k\r\n"));

@@ -28,7 +28,9 @@ pub struct ClientConfig {
     pub endpoint: String,
     /// The `model` field of the requests (`--served-model-name`, else `--model`).
     pub model: String,
-    pub temperature: f64,
+    /// `temperature` of every request; `None`: not sent (the server's default, as vLLM 0.33's
+    /// client does). `perfgate check`/`ab` send 0 (greedy).
+    pub temperature: Option<f64>,
     pub ignore_eos: bool,
     /// Per-request deadline, from the send time. `None`: wait forever (like vLLM's 6 h).
     pub request_timeout: Option<Duration>,
@@ -36,6 +38,9 @@ pub struct ClientConfig {
     pub extra_body: serde_json::Map<String, serde_json::Value>,
     /// Extra HTTP headers of every request (`--header KEY=VALUE`), checked by [`parse_header`].
     pub headers: Vec<(String, String)>,
+    /// Each request's `x-request-id` header is this prefix and the request's index (vLLM's
+    /// `--request-id-prefix`); `None`: no header.
+    pub request_id_prefix: Option<String>,
     /// Reuse connections between requests and open them before the run, so TCP set-up stays out
     /// of TTFT (on by default). Turn it off for servers that announce keep-alive yet close the
     /// connection after a streamed response (llama.cpp's): a request sent on such a connection in
@@ -49,11 +54,12 @@ impl Default for ClientConfig {
             base_url: "http://127.0.0.1:8000".into(),
             endpoint: "/v1/completions".into(),
             model: String::new(),
-            temperature: 0.0,
+            temperature: Some(0.0),
             ignore_eos: false,
             request_timeout: None,
             extra_body: serde_json::Map::new(),
             headers: Vec::new(),
+            request_id_prefix: None,
             keep_alive: true,
         }
     }
@@ -257,7 +263,9 @@ impl Client {
             m.insert("prompt".into(), prompt.text.clone().into());
         }
         m.insert("max_tokens".into(), prompt.output_len.into());
-        m.insert("temperature".into(), self.cfg.temperature.into());
+        if let Some(t) = self.cfg.temperature {
+            m.insert("temperature".into(), t.into());
+        }
         m.insert("stream".into(), true.into());
         m.insert(
             "stream_options".into(),
@@ -305,11 +313,17 @@ impl Client {
         let sent = Instant::now();
         rec.sent = sent.saturating_duration_since(t0);
         rec.scheduled = scheduled.map_or(rec.sent, |s| s.saturating_duration_since(t0));
+        let id = self
+            .cfg
+            .request_id_prefix
+            .as_ref()
+            .map(|p| format!("{p}{index}"));
+        let exchange = self.exchange(body, id.as_deref(), t0, &mut rec);
         let result = match self.cfg.request_timeout {
-            None => self.exchange(body, t0, &mut rec).await,
+            None => exchange.await,
             Some(d) => {
                 let deadline = tokio::time::Instant::from_std(sent + d);
-                match tokio::time::timeout_at(deadline, self.exchange(body, t0, &mut rec)).await {
+                match tokio::time::timeout_at(deadline, exchange).await {
                     Ok(r) => r,
                     Err(_) => Err(fail(
                         FailureKind::Timeout,
@@ -328,6 +342,7 @@ impl Client {
     async fn exchange(
         &self,
         body: Vec<u8>,
+        request_id: Option<&str>,
         t0: Instant,
         rec: &mut RequestRecord,
     ) -> Result<(), Failure> {
@@ -351,6 +366,7 @@ impl Client {
             keep_alive,
             self.authorization.as_deref(),
             &self.cfg.headers,
+            request_id,
         );
         drop(body);
         // The server may answer before it has read the whole request (a 413 for a huge prompt):

@@ -126,7 +126,10 @@ pub fn parse_options(words: &[String]) -> ArgMap {
 }
 
 /// The benchmark command at the start of `line`, after any shell prompt, if the line runs one
-/// of the known benchmark clients.
+/// of the known benchmark clients: the client's name followed by options (`-…`), a `\`
+/// continuation or nothing. Prose that names a client is not a command: vLLM 0.33 prints
+/// `WARNING: vllm bench serve no longer sets temperature==0 …` when `--temperature` is not
+/// given.
 pub fn benchmark_command(line: &str) -> Option<&str> {
     const MARKERS: [&str; 6] = [
         "vllm bench serve",
@@ -136,7 +139,14 @@ pub fn benchmark_command(line: &str) -> Option<&str> {
         "profile_restful_api.py",
         "benchmarks.benchmark_serving",
     ];
-    let pos = MARKERS.iter().filter_map(|m| line.find(m)).min()?;
+    let runs = |pos: usize, m: &str| {
+        let rest = line[pos + m.len()..].trim_start();
+        rest.is_empty() || rest.starts_with('-') || rest.starts_with('\\')
+    };
+    let pos = MARKERS
+        .iter()
+        .filter_map(|m| line.find(m).filter(|&p| runs(p, m)))
+        .min()?;
     // Start of the command: after a prompt such as `$ ` or `(base) user@host:~$ `.
     let head = &line[..pos];
     let start = head.rfind("$ ").map(|i| i + 2).unwrap_or(0);
@@ -195,6 +205,21 @@ mod tests {
             Some("python3 benchmarks/benchmark_serving.py --x 1")
         );
         assert_eq!(benchmark_command("bash benchmark_serving.sh vllm"), None);
+        assert_eq!(
+            benchmark_command("vllm bench serve \\"),
+            Some("vllm bench serve \\")
+        );
+        assert_eq!(
+            benchmark_command("$ vllm bench serve"),
+            Some("vllm bench serve")
+        );
+        // vLLM 0.33's warning when `--temperature` is not given names the client: not a command.
+        assert_eq!(
+            benchmark_command(
+                "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default."
+            ),
+            None
+        );
     }
 
     #[test]

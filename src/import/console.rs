@@ -135,16 +135,19 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
             continue;
         }
         if is_block_start(l) {
-            let (block, end) = parse_block(&lines, i, path, &mut out.warnings)?;
-            let rec = build_record(
-                &block,
-                &ctx,
-                path,
-                opts,
-                (&h1_engine, &h1_version),
-                &mut out.warnings,
-            )?;
-            out.records.push(rec);
+            let parsed = parse_block(&lines, i, path, &mut out.warnings);
+            let end = match &parsed {
+                Ok((_, end)) => *end,
+                Err(_) => block_end(&lines, i),
+            };
+            let rec = parsed.and_then(|(block, _)| {
+                let h1 = (&h1_engine, &h1_version);
+                build_record(&block, &ctx, path, opts, h1, &mut out.warnings)
+            });
+            match rec {
+                Ok(rec) => out.records.push(rec),
+                Err(e) => out.skip(e, opts)?,
+            }
             ctx.printed.clear();
             ctx.sweep_next += 1;
             i = end + 1;
@@ -192,6 +195,23 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
                 ctx.launch = Some(cmd);
             }
             i = last;
+        } else if let Some((header, value)) = sweep_header(t) {
+            let read = match header {
+                // The prompt counts of the blocks that follow, one per block in order.
+                Header::Prompts => sweep_counts(value).map(|c| ctx.sweep = Some((c, i + 1))),
+                Header::SeqLength => parse_u64(value).map(|n| ctx.seq_length = Some((n, i + 1))),
+            };
+            ctx.sweep_next = 0;
+            if let Err(m) = read {
+                let label = t.split([':', '=']).next().unwrap_or(t).trim();
+                if header == Header::Prompts {
+                    ctx.sweep = None;
+                }
+                out.skip(
+                    ImportError::at(path, i + 1, format!("`{label}` header: {m}")),
+                    opts,
+                )?;
+            }
         } else if let Some((label, value)) = t.split_once(':') {
             // vLLM prints the traffic settings before the block.
             let value = value.trim();
@@ -207,23 +227,6 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
                     ctx.printed
                         .insert("max_concurrency".into(), value.to_string());
                 }
-                // A sweep log's header: the prompt counts of the blocks that follow.
-                "num_prompts" => {
-                    let counts = value
-                        .split(',')
-                        .map(str::trim)
-                        .filter(|v| !v.is_empty() && *v != "…" && *v != "...")
-                        .map(parse_u64)
-                        .collect::<Result<Vec<u64>, String>>()
-                        .map_err(|m| ImportError::at(path, i + 1, format!("`num_prompts:` {m}")))?;
-                    ctx.sweep = Some((counts, i + 1));
-                    ctx.sweep_next = 0;
-                }
-                "seq_length" => {
-                    let n = parse_u64(value)
-                        .map_err(|m| ImportError::at(path, i + 1, format!("`seq_length:` {m}")))?;
-                    ctx.seq_length = Some((n, i + 1));
-                }
                 _ => {}
             }
         } else if let Some(e) = super::known_engine(t).filter(|_| h1_engine.is_none()) {
@@ -233,6 +236,55 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
         i += 1;
     }
     Ok(out)
+}
+
+/// The two header lines of a sweep log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Header {
+    /// `num_prompts: 1, 2, 4, …`: the prompt count of each following block, in order.
+    Prompts,
+    /// `seq_length: 80`: the prompt length of every block.
+    SeqLength,
+}
+
+/// A sweep header as people write it: `num_prompts: 1, 2, 4`, `num_prompt:1` (one per block),
+/// `num-prompts = 1 2 4`, `seq_length: 80`, `seq_len=80`; the header and its value.
+fn sweep_header(t: &str) -> Option<(Header, &str)> {
+    let (label, value) = t.split_once([':', '='])?;
+    let label = label.trim().to_ascii_lowercase().replace(['-', ' '], "_");
+    let header = match label.as_str() {
+        "num_prompts" | "num_prompt" => Header::Prompts,
+        "seq_length" | "seq_len" => Header::SeqLength,
+        _ => return None,
+    };
+    Some((header, value.trim()))
+}
+
+/// The counts of a `num_prompts` header: separated by commas or spaces, maybe in brackets, an
+/// ellipsis ignored.
+fn sweep_counts(value: &str) -> Result<Vec<u64>, String> {
+    value
+        .trim_matches(['[', ']', '(', ')'])
+        .split([',', ' ', '\t'])
+        .map(str::trim)
+        .filter(|v| !v.is_empty() && *v != "…" && *v != "...")
+        .map(parse_u64)
+        .collect()
+}
+
+/// The last line of a block that could not be parsed: its closing rule, else the line before
+/// the next block, else the end of the file.
+fn block_end(lines: &[&str], start: usize) -> usize {
+    for (j, raw) in lines.iter().enumerate().skip(start + 1) {
+        let l = visible(raw);
+        if is_block_start(l) {
+            return j - 1;
+        }
+        if is_rule(l, '=') {
+            return j;
+        }
+    }
+    lines.len().saturating_sub(1)
 }
 
 /// One parsed value of a block, with the line it came from.
@@ -410,11 +462,25 @@ fn parse_block(
         if key == "backend" {
             block.sglang_style = true;
         }
-        if block.get(&key).is_some() {
+        if let Some(first) = block.get(&key) {
+            // A line printed twice (an edited log): harmless when it says the same.
+            if first.text == value.trim() {
+                warnings.push(format!(
+                    "{path}:{n}: `{label}` printed twice in one result block (line {}, the same value); read once",
+                    first.line
+                ));
+                i += 1;
+                continue;
+            }
             return Err(ImportError::at(
                 path,
                 n,
-                format!("`{label}` appears twice in one result block"),
+                format!(
+                    "`{label}` appears twice in one result block with different values (line {}: `{}`, here: `{}`)",
+                    first.line,
+                    first.text,
+                    value.trim()
+                ),
             ));
         }
         if value.trim().eq_ignore_ascii_case("nan") && key.ends_with("_ms") {

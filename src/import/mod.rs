@@ -32,6 +32,9 @@ pub struct ImportOptions {
     pub random_range_ratio: Option<f64>,
     /// Overrides the convention implied by the format (SGLang-style output → `sglang`).
     pub range_convention: Option<RangeConvention>,
+    /// Import every result that can be read and list the others in [`Imported::skipped`],
+    /// instead of refusing the file at its first bad result.
+    pub keep_going: bool,
 }
 
 /// The formats `perfgate import` reads.
@@ -61,7 +64,7 @@ impl Format {
     }
 }
 
-#[derive(Debug, thiserror::Error, PartialEq)]
+#[derive(Debug, Clone, thiserror::Error, PartialEq)]
 pub enum ImportError {
     #[error("{path}: the file is empty")]
     Empty { path: String },
@@ -94,6 +97,29 @@ pub struct Imported {
     /// Things worth telling the user that are not errors (incomplete runs, ignored keys,
     /// launch commands that disagree with the run's arguments).
     pub warnings: Vec<String>,
+    /// With [`ImportOptions::keep_going`]: the results (or header lines) that could not be
+    /// read, each naming its file, line and why.
+    pub skipped: Vec<ImportError>,
+}
+
+impl Imported {
+    /// A file refused whole (with `--keep-going`, listed with the bad results).
+    fn skipped_whole(e: ImportError) -> Imported {
+        Imported {
+            skipped: vec![e],
+            ..Default::default()
+        }
+    }
+
+    /// A result that cannot be read: kept in `skipped` with `--keep-going`, else the error.
+    pub(crate) fn skip(&mut self, e: ImportError, opts: &ImportOptions) -> Result<(), ImportError> {
+        if opts.keep_going {
+            self.skipped.push(e);
+            Ok(())
+        } else {
+            Err(e)
+        }
+    }
 }
 
 /// Guess the format of a file from its text (and its extension, as a tie-breaker).
@@ -125,8 +151,16 @@ pub fn detect(text: &str, path: &str) -> Format {
     Format::Console
 }
 
-/// Import one file's text. `path` is used in messages and in each record's `source`.
+/// Import one file's text. `path` is used in messages and in each record's `source`. With
+/// [`ImportOptions::keep_going`] a file that gives nothing is listed in `skipped`, not an error.
 pub fn import_text(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, ImportError> {
+    match import_all(text, path, opts) {
+        Err(e) if opts.keep_going => Ok(Imported::skipped_whole(e)),
+        other => other,
+    }
+}
+
+fn import_all(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, ImportError> {
     // A UTF-8 byte-order mark (Windows editors write one) is not part of the text.
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     if text.trim().is_empty() {
@@ -154,10 +188,11 @@ pub fn import_text(text: &str, path: &str, opts: &ImportOptions) -> Result<Impor
             Imported {
                 records: read.records,
                 warnings: read.warnings,
+                skipped: Vec::new(),
             }
         }
     };
-    if imported.records.is_empty() {
+    if imported.records.is_empty() && imported.skipped.is_empty() {
         return Err(ImportError::NoResults { path: path.into() });
     }
     for r in &imported.records {

@@ -68,8 +68,10 @@ pub fn parse_objects(
                 ));
             }
             Some(Ok(Value::Object(obj))) => {
-                out.records
-                    .push(record(&obj, flavor, path, line, opts, &mut out.warnings)?);
+                match record(&obj, flavor, path, line, opts, &mut out.warnings) {
+                    Ok(r) => out.records.push(r),
+                    Err(e) => out.skip(e, opts)?,
+                }
             }
             Some(Ok(_)) => {
                 return Err(ImportError::at(
@@ -229,6 +231,18 @@ pub fn record(
         max_output_tokens_per_s: f("max_output_tokens_per_s")?,
         max_concurrent_requests: u("max_concurrent_requests")?,
         concurrency: f("concurrency")?,
+        // vLLM's perf CI passes `--metadata tensor_parallel_size=N`: a string in the JSON.
+        tensor_parallel_size: u("tensor_parallel_size")?
+            .map(|n| {
+                u32::try_from(n).map_err(|_| {
+                    ImportError::at(
+                        path,
+                        line,
+                        format!("`tensor_parallel_size`: {n} is too large"),
+                    )
+                })
+            })
+            .transpose()?,
         source: Some(format!("{path}:{line}")),
         output_token_source: Some(OutputTokenSource::Reported),
         ..Default::default()
@@ -249,8 +263,9 @@ pub fn record(
         .or_else(|| get("engine_version").and_then(as_text));
 
     // Identity and extra keys read above; the outcome metrics are `record::OUTCOME_METRICS`.
-    const USED: [&str; 21] = [
+    const USED: [&str; 22] = [
         "date",
+        "tensor_parallel_size",
         "backend",
         "model",
         "model_id",
@@ -349,6 +364,17 @@ mod tests {
             err.to_string().starts_with("t.json:1: invalid JSON"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn metadata_tensor_parallel_size_is_read_as_a_count() {
+        let text = ONE.replace(
+            "\"input_lens\"",
+            "\"tensor_parallel_size\": \"2\", \"input_lens\"",
+        );
+        let got = parse(&text, "r.json", &ImportOptions::default()).unwrap();
+        assert_eq!(got.records[0].tensor_parallel_size, Some(2));
+        assert!(got.warnings.is_empty(), "{:?}", got.warnings);
     }
 
     #[test]

@@ -61,6 +61,13 @@ pub async fn ready_check(
     if timeout.is_zero() && !need_models {
         return Ok(None);
     }
+    if !timeout.is_zero() {
+        eprintln!(
+            "perfgate: waiting up to {} s for {base_url}/v1/models to answer \
+             (--ready-check-timeout-sec; vLLM 0.33 waits 0 s)",
+            timeout.as_secs()
+        );
+    }
     let http = reqwest::Client::builder()
         .build()
         .map_err(|e| SingleError::Http(e.to_string()))?;
@@ -168,10 +175,20 @@ pub fn load_tokenizer(name: &str, base_url: &str) -> Result<Arc<dyn Tokenize>, T
 
 /// The `--save-result` JSON: the record under vLLM's keys, the `--save-detailed` arrays (with
 /// vLLM's per-request `errors` list), and the `--metadata` pairs also as top-level keys, as vLLM
-/// writes them (a pair whose key the record already uses stays only under `metadata`).
-pub fn result_json(outcome: &load::RunOutcome) -> Result<String, serde_json::Error> {
+/// writes them (a pair whose key the record already uses stays only under `metadata`). Like
+/// vLLM's, it has `endpoint_type` (the backend), `label` and `request_goodput` (null when
+/// unset).
+pub fn result_json(
+    outcome: &load::RunOutcome,
+    label: Option<&str>,
+) -> Result<String, serde_json::Error> {
     let mut value = serde_json::to_value(&outcome.result)?;
     if let Some(obj) = value.as_object_mut() {
+        let backend = obj.get("backend").cloned().unwrap_or_default();
+        obj.insert("endpoint_type".into(), backend);
+        obj.insert("label".into(), label.into());
+        obj.entry("request_goodput")
+            .or_insert(serde_json::Value::Null);
         if let Some(d) = &outcome.detailed {
             if let serde_json::Value::Object(extra) = serde_json::to_value(d)? {
                 obj.extend(extra);
@@ -188,8 +205,33 @@ pub fn result_json(outcome: &load::RunOutcome) -> Result<String, serde_json::Err
     Ok(text)
 }
 
+/// Write the result JSON `text` to `path` (its folder made), or append it as a new line
+/// (`--append-result`, as vLLM does).
+pub fn save_result(path: &Path, text: &str, append: bool) -> std::io::Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    if !append {
+        return crate::atomic::write(path, text).map_err(|e| std::io::Error::other(e.to_string()));
+    }
+    use std::io::{Read, Seek, Write};
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(path)?;
+    // One object per line; a file vLLM wrote ends without a newline.
+    let mut last = [b'\n'];
+    if f.metadata()?.len() > 0 {
+        f.seek(std::io::SeekFrom::End(-1))?;
+        f.read_exact(&mut last)?;
+    }
+    let sep = if last[0] == b'\n' { "" } else { "\n" };
+    f.write_all(format!("{sep}{}\n", text.trim_end()).as_bytes())
+}
+
 /// Where `--save-result` writes: `--result-filename` (in `--result-dir`), else vLLM's name
-/// `BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json`.
+/// `LABEL-RATEqps[-concurrencyN]-MODEL-DATE.json` (the label defaults to the backend).
 pub struct ResultName<'a> {
     pub filename: Option<&'a str>,
     pub dir: Option<&'a Path>,
@@ -226,17 +268,69 @@ impl ResultName<'_> {
     }
 }
 
-/// A progress bar on stderr (hidden when `show` is false).
-pub struct Bar(Option<indicatif::ProgressBar>);
+/// Progress on stderr: a bar on a terminal, else (CI logs, files) a line every
+/// [`LINE_EVERY`] at most, as requests complete; nothing when `show` is false.
+pub struct Bar(
+    Option<indicatif::ProgressBar>,
+    Option<std::sync::Mutex<Lines>>,
+);
+
+/// The most often a progress line is printed when stderr is not a terminal.
+pub const LINE_EVERY: Duration = Duration::from_secs(5);
+
+/// The state of the progress lines.
+pub struct Lines {
+    start: std::time::Instant,
+    last: std::time::Instant,
+    total: u64,
+    done: u64,
+    failed: u64,
+}
+
+impl Lines {
+    fn line(&self) -> String {
+        format!(
+            "perfgate: {}/{} requests done ({} failed), {:.0} s",
+            self.done,
+            self.total,
+            self.failed,
+            self.start.elapsed().as_secs_f64()
+        )
+    }
+}
 
 impl Bar {
     pub fn new(show: bool) -> Self {
-        Bar(show.then(indicatif::ProgressBar::hidden))
+        use std::io::IsTerminal;
+        let terminal = std::io::stderr().is_terminal();
+        let now = std::time::Instant::now();
+        let lines = Lines {
+            start: now,
+            last: now,
+            total: 0,
+            done: 0,
+            failed: 0,
+        };
+        Bar(
+            (show && terminal).then(indicatif::ProgressBar::hidden),
+            (show && !terminal).then(|| std::sync::Mutex::new(lines)),
+        )
+    }
+
+    fn lines(&self, f: impl FnOnce(&mut Lines)) {
+        if let Some(m) = &self.1 {
+            f(&mut m.lock().unwrap_or_else(|p| p.into_inner()));
+        }
     }
 }
 
 impl Progress for Bar {
     fn start(&self, total: u64) {
+        self.lines(|l| {
+            let now = std::time::Instant::now();
+            (l.start, l.last, l.total) = (now, now, total);
+            eprintln!("perfgate: sending {total} requests");
+        });
         if let Some(b) = &self.0 {
             b.set_draw_target(indicatif::ProgressDrawTarget::stderr());
             b.set_length(total);
@@ -248,6 +342,14 @@ impl Progress for Bar {
         }
     }
     fn request_done(&self, ok: bool) {
+        self.lines(|l| {
+            l.done += 1;
+            l.failed += u64::from(!ok);
+            if l.last.elapsed() >= LINE_EVERY {
+                l.last = std::time::Instant::now();
+                eprintln!("{}", l.line());
+            }
+        });
         if let Some(b) = &self.0 {
             if !ok {
                 b.set_message("(failures)");
@@ -256,8 +358,31 @@ impl Progress for Bar {
         }
     }
     fn finish(&self) {
+        self.lines(|l| eprintln!("{}", l.line()));
         if let Some(b) = &self.0 {
             b.finish_and_clear();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn append_adds_one_line_after_a_file_without_a_final_newline() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub/r.json");
+        save_result(&p, "{\"a\":1}\n", true).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"a\":1}\n");
+        // vLLM appends without a final newline.
+        std::fs::write(&p, "{\"a\":1}\n{\"b\":2}").unwrap();
+        save_result(&p, "{\"c\":3}\n", true).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n"
+        );
+        save_result(&p, "{\"d\":4}\n", false).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "{\"d\":4}\n");
     }
 }

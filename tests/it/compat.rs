@@ -66,6 +66,25 @@ const VLLM_LINES: &[(&str, &str)] = &[
          --goodput ttft:5000 tpot:1000 --save-result --result-dir $OUT",
     ),
     (
+        "vLLM 0.33 docs: custom dataset, --skip-chat-template, --trust-remote-code",
+        "vllm bench serve --backend vllm --model meta-llama/Llama-3.1-8B-Instruct \
+         --endpoint /v1/completions --dataset-name custom --dataset-path $CUSTOM \
+         --skip-chat-template --trust-remote-code --num-prompts 4 --max-concurrency 1 \
+         --port $PORT",
+    ),
+    (
+        "vLLM 0.33: --input-len, --output-len, --label, --append-result",
+        "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --input-len 16 \
+         --output-len 5 --num-prompts 3 --label nightly --append-result --result-dir $OUT \
+         --port $PORT",
+    ),
+    (
+        "vLLM 0.33: argparse prefixes, no --temperature, a request id prefix",
+        "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random \
+         --random-input 16 --random-output 3 --num-prompt 2 --request-id-prefix run42- \
+         --save-result --result-dir $OUT --port $PORT",
+    ),
+    (
         "no --model: the first model of /v1/models",
         "vllm bench serve --dataset-name random --random-input-len 16 --random-output-len 4 \
          --num-prompts 2 --ready-check-timeout-sec 5 --port $PORT --save-result \
@@ -206,6 +225,49 @@ fn vllm_command_lines_run_unchanged() {
                 assert_eq!(back.records[0].metadata["run"], "nightly");
                 // The per-request fields of --save-detailed are not record keys.
                 assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+            }
+            w if w.starts_with("vLLM 0.33 docs: custom") => {
+                assert!(err.contains("--trust-remote-code ignored"), "{err}");
+                let body = server.last_request().unwrap().body;
+                assert!(body["prompt"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("tell me about"));
+            }
+            w if w.starts_with("vLLM 0.33: --input-len") => {
+                let v = &saved[0];
+                assert_eq!(
+                    (&v["random_input_len"], &v["random_output_len"]),
+                    (&16.into(), &5.into())
+                );
+                assert_eq!(v["label"], "nightly");
+                assert_eq!(v["endpoint_type"], "openai");
+                assert!(v.get("request_goodput").is_some_and(|g| g.is_null()), "{v}");
+                let name = std::fs::read_dir(&out_dir)
+                    .unwrap()
+                    .next()
+                    .unwrap()
+                    .unwrap();
+                let name = name.file_name().into_string().unwrap();
+                assert!(
+                    name.starts_with("nightly-infqps-Llama-3.1-8B-Instruct-"),
+                    "{name}"
+                );
+                assert_eq!(server.last_request().unwrap().body["max_tokens"], 5);
+            }
+            w if w.starts_with("vLLM 0.33: argparse") => {
+                let seen = server.last_request().unwrap();
+                assert_eq!(seen.body["max_tokens"], 3);
+                assert!(seen.body.get("temperature").is_none(), "{}", seen.body);
+                let id = seen.headers.iter().find(|(k, _)| k == "x-request-id");
+                assert_eq!(
+                    id.map(|x| x.1.as_str()),
+                    Some("run42-1"),
+                    "{:?}",
+                    seen.headers
+                );
+                assert_eq!(saved[0]["num_prompts"], 2);
+                assert_eq!(saved[0]["random_input_len"], 16);
             }
             w if w.starts_with("no --model") => {
                 assert!(err.contains("using `fake-model`"), "{err}");
@@ -397,4 +459,69 @@ fn a_missing_file_is_reported_once() {
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.matches("No such file").count(), 1, "{err}");
     assert!(err.contains("/nonexistent/r.jsonl"), "{err}");
+}
+
+/// vLLM 0.33's defaults and conveniences: `--append-result` adds a line per run, a request id
+/// `bench-XXXXXXXX-N` by default, one line saying what the readiness check waits for, progress
+/// lines when stderr is not a terminal.
+#[test]
+fn append_result_request_ids_readiness_and_progress_lines() {
+    let server = fake(FakeConfig {
+        ttft: ms(2),
+        itl: ms(1),
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("all.json");
+    let run = || {
+        let out = perfgate()
+            .args(["run", "--base-url", &server.url(), "--model", "fake-model"])
+            .args([
+                "--input-len",
+                "8",
+                "--output-len",
+                "2",
+                "--num-prompts",
+                "2",
+            ])
+            .args(["--append-result", "--result-filename"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run();
+    run();
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(text.lines().count(), 2, "{text}");
+    let got = perfgate::import::import_text(&text, "all.json", &Default::default()).unwrap();
+    assert_eq!(got.records.len(), 2);
+    assert!(
+        err.contains(&format!(
+            "waiting up to 600 s for {}/v1/models",
+            server.url()
+        )),
+        "{err}"
+    );
+    // stderr is a pipe here: progress comes as lines, the last one when the run ends.
+    assert!(
+        err.contains("perfgate: 2/2 requests done (0 failed)"),
+        "{err}"
+    );
+    let seen = server.last_request().unwrap();
+    let id = seen
+        .headers
+        .iter()
+        .find(|(k, _)| k == "x-request-id")
+        .unwrap();
+    assert!(
+        id.1.starts_with("bench-") && id.1.len() == "bench-12345678-1".len(),
+        "{}",
+        id.1
+    );
 }

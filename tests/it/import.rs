@@ -589,3 +589,209 @@ fn a_toml_error_quotes_a_huge_value_cut() {
         .to_string();
     assert!(e.len() < 400, "{} bytes: {}", e.len(), &e[..300]);
 }
+
+/// vLLM 0.33 without `--temperature` prints `WARNING: vllm bench serve no longer sets
+/// temperature==0 …` between its command line and the block (and `Skipping endpoint ready
+/// check.`: its readiness wait is 0 by default). The warning names the client but is not a
+/// command line: the model still comes from the command.
+#[test]
+fn a_vllm_0_33_log_without_temperature_keeps_its_command_line() {
+    let path = "tests/data/vllm/bench_serve_optional.log";
+    let text = read(path).replacen(
+        "Starting initial single prompt test run...\n",
+        "WARNING: vllm bench serve no longer sets temperature==0 (greedy) in requests by default. \
+         The default will be determined on the server side and can be model/API specific. \
+         For the old behavior, include --temperature=0.\n\
+         Starting initial single prompt test run...\nSkipping endpoint ready check.\n",
+        1,
+    );
+    assert!(text.contains("no longer sets temperature"));
+    let got = import_text(&text, "v033.log", &ImportOptions::default()).unwrap();
+    assert_eq!(got.records.len(), 2);
+    let a = &got.records[0];
+    assert_eq!(a.model, "meta-llama/Llama-3.1-8B-Instruct");
+    assert_eq!(a.scenario_id(), "random-in1024-out128-n200-c32");
+    assert_eq!(a.seed, Some(7));
+    assert_matches_print(&text, a);
+}
+
+/// `perfgate run --metadata tensor_parallel_size=1` (vLLM's perf CI passes it) writes the pair
+/// also as the top-level string `"1"`, as vLLM does; importing that JSON reads the count.
+#[test]
+fn perfgate_result_json_with_metadata_counts_imports() {
+    let cfg = perfgate::fakeserver::FakeConfig {
+        ttft: std::time::Duration::from_millis(1),
+        itl: std::time::Duration::from_millis(1),
+        ..Default::default()
+    };
+    let fake = perfgate::fakeserver::FakeServer::start_in_thread(cfg).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let tok = crate::support::word_tokenizer_json(dir.path());
+    let bin = env!("CARGO_BIN_EXE_perfgate");
+    let run = std::process::Command::new(bin)
+        .args(["run", "--base-url", &fake.url(), "--model", "fake-model"])
+        .arg("--tokenizer")
+        .arg(&tok)
+        .args(["--dataset-name", "random", "--random-input-len", "8"])
+        .args(["--random-output-len", "4", "--num-prompts", "2"])
+        .args(["--metadata", "tensor_parallel_size=1", "gpu=H100"])
+        .args([
+            "--save-result",
+            "--result-filename",
+            "r.json",
+            "--no-progress",
+        ])
+        .arg("--result-dir")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let saved = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
+    assert!(saved.contains("\"tensor_parallel_size\":\"1\""), "{saved}");
+    let got = import_text(&saved, "r.json", &ImportOptions::default()).unwrap();
+    assert_eq!(got.records.len(), 1);
+    let r = &got.records[0];
+    assert_eq!(r.tensor_parallel_size, Some(1));
+    assert_eq!(r.metadata["gpu"], "H100");
+    assert_eq!(r.completed, 2);
+    // The command too.
+    let out = dir.path().join("r.jsonl");
+    let st = std::process::Command::new(bin)
+        .arg("import")
+        .arg(dir.path().join("r.json"))
+        .arg("-o")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        st.status.success(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert_eq!(
+        perfgate::record::read_jsonl(&out).unwrap()[0].tensor_parallel_size,
+        Some(1)
+    );
+}
+
+const EDITED: &str = "tests/data/vllm/sweep_edited_by_hand.log";
+
+/// A sweep log edited by hand (tests/data/vllm/sweep_edited_by_hand.log): a `num_prompt:N`
+/// header before each block, a block with a line printed twice (the same value: read once), a
+/// block with a line printed twice with another value, and a `num_prompts: 8, 16` header
+/// followed by three blocks. Without `--keep-going` the file is refused at its first bad block;
+/// with it, every good block is imported and each bad one is listed with its line and why.
+#[test]
+fn keep_going_imports_the_good_blocks_of_a_hand_edited_sweep_log() {
+    let text = read(EDITED);
+    let err = import_text(&text, EDITED, &sweep_opts()).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with(&format!("{EDITED}:64: `Median TTFT (ms)` appears twice")),
+        "{err}"
+    );
+    let opts = ImportOptions {
+        keep_going: true,
+        ..sweep_opts()
+    };
+    let got = import_text(&text, EDITED, &opts).unwrap();
+    let counts: Vec<u64> = got.records.iter().map(|r| r.params.num_prompts).collect();
+    assert_eq!(counts, [1, 2, 8, 16]);
+    for r in &got.records {
+        assert_matches_print(&text, r);
+        assert_eq!(r.params.random_input_len, Some(80));
+    }
+    assert_eq!(got.records[1].stats["mean_ttft_ms"], 26.27);
+    assert!(
+        got.warnings
+            .iter()
+            .any(|w| w.contains(":39: `Mean TTFT (ms)` printed twice")),
+        "{:?}",
+        got.warnings
+    );
+    let skipped: Vec<String> = got.skipped.iter().map(|e| e.to_string()).collect();
+    assert_eq!(skipped.len(), 2, "{skipped:#?}");
+    assert!(
+        skipped[0].starts_with(&format!(
+            "{EDITED}:64: `Median TTFT (ms)` appears twice in one result block with different values (line 63: `32.90`, here: `99.99`)"
+        )),
+        "{skipped:#?}"
+    );
+    assert!(
+        skipped[1].starts_with(&format!(
+            "{EDITED}:121: block 3 after the `num_prompts:` header of line 76, which lists only 2 counts"
+        )),
+        "{skipped:#?}"
+    );
+
+    // The command: the good blocks written, the bad ones listed, exit 1; nothing readable: 2.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r.jsonl");
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_perfgate"))
+            .arg("import")
+            .args(args)
+            .args([
+                "--model",
+                "meta-llama/Llama-3.1-8B",
+                "--dataset-name",
+                "random",
+                "-o",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap()
+    };
+    let st = run(&[EDITED, "--keep-going"]);
+    let stderr = String::from_utf8_lossy(&st.stderr);
+    assert_eq!(st.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains(&format!("perfgate: skipped: {EDITED}:64: ")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("perfgate: skipped: {EDITED}:121: ")),
+        "{stderr}"
+    );
+    assert_eq!(perfgate::record::read_jsonl(&out).unwrap().len(), 4);
+    let empty = dir.path().join("empty.log");
+    std::fs::write(&empty, "nothing here\n").unwrap();
+    let st = run(&[empty.to_str().unwrap(), "--keep-going"]);
+    let stderr = String::from_utf8_lossy(&st.stderr);
+    assert_eq!(st.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("no benchmark results found"), "{stderr}");
+    // Every block good: exit 0, as without the flag.
+    let st = run(&[SWEEP, "--keep-going"]);
+    assert_eq!(
+        st.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+}
+
+/// Sweep headers as people write them: singular, `=` or `:`, spaces or commas, brackets.
+#[test]
+fn sweep_header_spellings() {
+    let text = read(SWEEP);
+    for header in [
+        "num_prompt: 1, 2, 4, 8, 16, 32",
+        "num-prompts = 1 2 4 8 16 32",
+        "num_prompts: [1, 2, 4, 8, 16, 32]",
+    ] {
+        let t = text
+            .replace("num_prompts: 1, 2, 4, 8, 16, 32", header)
+            .replace("seq_length: 80", "seq_len=80");
+        let got = import_text(&t, "s.log", &sweep_opts()).unwrap();
+        let counts: Vec<u64> = got.records.iter().map(|r| r.params.num_prompts).collect();
+        assert_eq!(counts, [1, 2, 4, 8, 16, 32], "{header}");
+        assert!(got
+            .records
+            .iter()
+            .all(|r| r.params.random_input_len == Some(80)));
+    }
+}

@@ -5,7 +5,9 @@
 //!
 //! Every vLLM start costs 35-60 s of the two cores, so the tests share few launches: one server
 //! started here for `perfgate run` (completions, chat, a shortened output, the server
-//! tokenizer), one live `perfgate check` of suites/cpu-vllm.toml, and one start that fails.
+//! tokenizer), one live `perfgate check` of suites/cpu-vllm.toml, one start that fails, one
+//! vLLM killed mid-scenario; `perfgate ab` against itself and against a slowed vLLM is opt-in
+//! (`PERFGATE_VLLM_AB=1`, see its test).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -392,17 +394,24 @@ fn perfgate_run_against_vllm_completions_chat_and_a_shortened_output() {
 
 /// `perfgate check` of suites/cpu-vllm.toml, with the model path from `model`.
 fn check_suite(dir: &Path, model: &Path, extra: &[&str], limit: Duration) -> (i32, String) {
+    live_suite(&["check", "--baseline"], dir, model, extra, limit)
+}
+
+/// `perfgate CMD` (`check --baseline` or `ab --suite`) of suites/cpu-vllm.toml with its output in
+/// `dir/out`, the model path from `model`: (exit code, stderr). No engine outlives it.
+fn live_suite(
+    cmd: &[&str],
+    dir: &Path,
+    model: &Path,
+    extra: &[&str],
+    limit: Duration,
+) -> (i32, String) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let port = free_port().to_string();
     let child = Command::new(env!("CARGO_BIN_EXE_perfgate"))
         .current_dir(root)
-        .args([
-            "check",
-            "--baseline",
-            "suites/cpu-vllm.toml",
-            "--port",
-            &port,
-        ])
+        .args(cmd)
+        .args(["suites/cpu-vllm.toml", "--port", &port])
         .arg("--output-dir")
         .arg(dir.join("out"))
         .args(["--color", "never", "--stop-grace", "20"])
@@ -413,7 +422,7 @@ fn check_suite(dir: &Path, model: &Path, extra: &[&str], limit: Duration) -> (i3
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let o = wait_with_limit(child, limit, "perfgate check");
+    let o = wait_with_limit(child, limit, &format!("perfgate {}", cmd[0]));
     // The engine is gone with perfgate: nothing listens on its port.
     let p: u16 = port.parse().unwrap();
     assert!(
@@ -501,4 +510,149 @@ fn a_vllm_that_cannot_start_ends_in_exit_3_with_its_log_tail() {
         assert!(msg.contains("no-such-model"), "{msg}");
     }
     assert!(stderr.contains("port free"), "{stderr}");
+}
+
+/// The report perfgate wrote to `dir/out/report.json`.
+fn report(dir: &Path) -> Value {
+    let text = std::fs::read_to_string(dir.join("out/report.json")).unwrap_or_default();
+    serde_json::from_str(&text).unwrap_or(Value::Null)
+}
+
+/// What an `ab` report says about its one model: verdict, pairs, why it stopped.
+fn ab_summary(r: &Value) -> String {
+    let m = &r["ab"]["models"][0];
+    format!(
+        "verdict {} after {} pair(s), {:.2} min: {}",
+        r["verdict"], m["pairs"], m["gpu_minutes"], m["stopped"]
+    )
+}
+
+/// The suite's vLLM slowed by a scheduler regression: one sequence at a time
+/// (`--max-num-seqs 1`), so requests queue and TTFT grows several-fold at concurrency 2 and 4.
+/// (A busy loop sharing the engine's core, the quickstart's slowdown, is lost in the noise when
+/// the 2-core test machine is shared: measured at load 12, such a candidate came out 109 %
+/// *faster* than the base.)
+const SLOW_CMD: &str = concat!(
+    "exec \"$PERFGATE_VLLM\" serve \"$PERFGATE_VLLM_MODEL\" ",
+    "--host 127.0.0.1 --port {port}{extra_args} --max-num-seqs 1"
+);
+
+/// `perfgate ab` on real vLLM: against itself it raises no alarm (exit 0); against the slowed
+/// vLLM it fails (exit 1) on TTFT or throughput. Every launch costs a vLLM start, so each
+/// comparison gets at most 2 pairs.
+///
+/// Opt-in (`PERFGATE_VLLM_AB=1`), not yet part of the test command: 263 s at load 2-3 (A/A
+/// passed after 2 pairs, the slowed vLLM failed after 1), but over 15 minutes at load 9-12 on
+/// the shared 2-core machine, where one A/A comparison failed after one pair (candidate TTFT
+/// +348 %, judged with the suite's 15 % prior noise: the other tenants' load, not the engine).
+/// With `PERFGATE_VLLM_AB=1` and no vLLM it fails, as the others do under
+/// `PERFGATE_REQUIRE_ENGINE=1`.
+#[test]
+fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
+    if std::env::var("PERFGATE_VLLM_AB").as_deref() != Ok("1") {
+        eprintln!("skipped: set PERFGATE_VLLM_AB=1 to run `perfgate ab` on real vLLM");
+        return;
+    }
+    let Some(inst) = install() else {
+        panic!("PERFGATE_VLLM_AB=1 but vLLM is not installed (scripts/install-vllm.sh)");
+    };
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let (same, slowed) = (dir.path().join("same"), dir.path().join("slowed"));
+    // A launch takes 45-60 s on a quiet machine, over 2 minutes on a loaded one.
+    let limit = Duration::from_secs(1500);
+    let t0 = Instant::now();
+    // The suite's own command on both arms. (vLLM started as one process, as the test of a
+    // vLLM killed mid-scenario does, starts faster, but its TTFT at concurrency 4 swung 8-fold
+    // between two launches: 196 ms against 1615 ms.) On the shared machine 2 and 3 pairs left
+    // TTFT rows open (inconclusive, exit 0): what is asserted is that A/A raises no alarm.
+    let (code, stderr) = live_suite(
+        &["ab", "--suite"],
+        &same,
+        &inst.model,
+        &["--max-launches", "2"],
+        limit,
+    );
+    let r = report(&same);
+    eprintln!(
+        "vLLM ab A/A: {} ({:.1} s)",
+        ab_summary(&r),
+        t0.elapsed().as_secs_f64()
+    );
+    assert_eq!(code, 0, "{stderr}\n{r:#}");
+    assert_ne!(r["verdict"], "fail", "{stderr}\n{r:#}");
+
+    let t1 = Instant::now();
+    let (code, stderr) = live_suite(
+        &["ab", "--suite"],
+        &slowed,
+        &inst.model,
+        &["--max-launches", "2", "--engine-cmd", SLOW_CMD],
+        limit,
+    );
+    let r = report(&slowed);
+    eprintln!(
+        "vLLM ab against the slowed vLLM: {} ({:.1} s)",
+        ab_summary(&r),
+        t1.elapsed().as_secs_f64()
+    );
+    assert_eq!(code, 1, "{stderr}\n{r:#}");
+    let regressed = r["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|row| row["gated"] == true && row["verdict"] == "regressed")
+        .any(|row| row["metric"] == "median_ttft_ms" || row["metric"] == "output_throughput");
+    assert!(regressed, "{r:#}");
+}
+
+/// A vLLM killed (SIGKILL) while a scenario's requests stream: the launcher passes its log
+/// through and kills the server at the first completion request after the first cache reset
+/// (the warm-up is over then). perfgate ends in exit 3, the scenario an error carrying the tail
+/// of the engine's log; nothing is kept as a measurement and nothing outlives it.
+#[test]
+fn a_vllm_that_dies_mid_scenario_ends_in_exit_3_with_its_log_tail() {
+    let Some(inst) = install() else {
+        return;
+    };
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let pid = dir.path().join("vllm.pid");
+    let pid = pid.to_str().unwrap();
+    let cmd = format!(
+        "(VLLM_ENABLE_V1_MULTIPROCESSING=0 \"$PERFGATE_VLLM\" serve \"$PERFGATE_VLLM_MODEL\" \
+         --host 127.0.0.1 --port {{port}}{{extra_args}} --distributed-executor-backend uni \
+         & echo $! >'{pid}'; wait) 2>&1 | while IFS= read -r l; do printf '%s\\n' \"$l\"; \
+         case \"$l\" in *'POST /reset_prefix_cache'*) armed=1 ;; \
+         *'POST /v1/completions'*) if [ -n \"$armed\" ]; then armed=; \
+         echo 'test: killing vLLM mid-scenario'; kill -9 \"$(cat '{pid}')\"; fi ;; esac; done"
+    );
+    let t0 = Instant::now();
+    let (code, stderr) = check_suite(
+        dir.path(),
+        &inst.model,
+        &["--engine-cmd", &cmd],
+        Duration::from_secs(600),
+    );
+    eprintln!(
+        "vLLM killed mid-scenario: {:.1} s",
+        t0.elapsed().as_secs_f64()
+    );
+    assert_eq!(code, 3, "{stderr}");
+    let errors = std::fs::read_to_string(dir.path().join("out/errors.jsonl")).unwrap();
+    let first: Value = serde_json::from_str(errors.lines().next().unwrap()).unwrap();
+    let msg = first["message"].as_str().unwrap();
+    assert!(msg.contains("test: killing vLLM mid-scenario"), "{msg}");
+    assert!(
+        msg.contains("during the scenario") || msg.contains("/health"),
+        "{msg}"
+    );
+    let results = std::fs::read_to_string(dir.path().join("out/results.jsonl")).unwrap();
+    assert!(results.trim().is_empty(), "a record was kept: {results}");
+    // A suite without numbers gates nothing: its errors are listed on stderr.
+    assert!(
+        stderr.contains("perfgate: error: SmolLM2-135M-Instruct random-in32-out32-n8-c4"),
+        "{stderr}"
+    );
+    eprintln!("{}", msg.lines().next().unwrap_or_default());
 }
