@@ -8,51 +8,13 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::engine::engine_available;
-use crate::support::{free_port, wait_with_limit, word_tokenizer_json};
+use crate::support::{free_port, two_scenario_suite, wait_with_limit, word_tokenizer_json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_perfgate");
 
-/// A suite of two small scenarios on the fake engine, gated like the CPU suite (median TTFT
-/// and output throughput with wide tolerances: the test machine is shared and small).
+/// A suite of two small scenarios on the fake engine ([`two_scenario_suite`]).
 fn fake_suite(ttft_ms: u64) -> String {
-    format!(
-        r#"schema_version = 1
-[engine]
-name = "custom"
-[engine.launch]
-preset = "custom"
-command = '''{}'''
-[gate]
-gated = ["median_ttft_ms", "output_throughput", "success_rate"]
-[gate.metrics.median_ttft_ms]
-tolerance_pct = 60.0
-engine_tolerance_pct = 24.0
-noise_pct = 15.0
-[gate.metrics.output_throughput]
-tolerance_pct = 30.0
-engine_tolerance_pct = 12.0
-noise_pct = 10.0
-[[models]]
-name = "model-a"
-[[models.scenarios]]
-id = "random-in16-out8-n8-c4"
-[models.scenarios.params]
-dataset_name = "random"
-num_prompts = 8
-random_input_len = 16
-random_output_len = 8
-max_concurrency = 4
-[[models.scenarios]]
-id = "random-in16-out16-n8-c2"
-[models.scenarios.params]
-dataset_name = "random"
-num_prompts = 8
-random_input_len = 16
-random_output_len = 16
-max_concurrency = 2
-"#,
-        fake_cmd(ttft_ms)
-    )
+    two_scenario_suite(&fake_cmd(ttft_ms))
 }
 
 fn fake_cmd(ttft_ms: u64) -> String {

@@ -9,49 +9,15 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::engine::engine_available;
-use crate::support::{free_port, wait_with_limit, word_tokenizer_json};
+use crate::support::{free_port, two_scenario_suite, wait_with_limit, word_tokenizer_json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_perfgate");
 
 /// A suite of two small scenarios on the fake engine (the one of `tests/it/ab.rs`).
 fn fake_suite() -> String {
-    format!(
-        r#"schema_version = 1
-[engine]
-name = "custom"
-[engine.launch]
-preset = "custom"
-command = '''exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 20 --itl-ms 2'''
-[gate]
-gated = ["median_ttft_ms", "output_throughput", "success_rate"]
-[gate.metrics.median_ttft_ms]
-tolerance_pct = 60.0
-engine_tolerance_pct = 24.0
-noise_pct = 15.0
-[gate.metrics.output_throughput]
-tolerance_pct = 30.0
-engine_tolerance_pct = 12.0
-noise_pct = 10.0
-[[models]]
-name = "model-a"
-[[models.scenarios]]
-id = "random-in16-out8-n8-c4"
-[models.scenarios.params]
-dataset_name = "random"
-num_prompts = 8
-random_input_len = 16
-random_output_len = 8
-max_concurrency = 4
-[[models.scenarios]]
-id = "random-in16-out16-n8-c2"
-[models.scenarios.params]
-dataset_name = "random"
-num_prompts = 8
-random_input_len = 16
-random_output_len = 16
-max_concurrency = 2
-"#
-    )
+    two_scenario_suite(&format!(
+        "exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 20 --itl-ms 2"
+    ))
 }
 
 /// The fake engine of revision `$1` (a number): TTFT `$4` ms from revision `$2` on, `$6` ms

@@ -53,3 +53,46 @@ pub fn scaled(
     }
     r
 }
+
+/// A suite of two small scenarios of `command`'s engine (the fake server in `ab` and `bisect`
+/// tests), gated like the CPU suite: median TTFT and output throughput with wide tolerances,
+/// since the test machine is shared and small.
+pub fn two_scenario_suite(command: &str) -> String {
+    format!(
+        r#"schema_version = 1
+[engine]
+name = "custom"
+[engine.launch]
+preset = "custom"
+command = '''{command}'''
+[gate]
+gated = ["median_ttft_ms", "output_throughput", "success_rate"]
+[gate.metrics.median_ttft_ms]
+tolerance_pct = 60.0
+engine_tolerance_pct = 24.0
+noise_pct = 15.0
+[gate.metrics.output_throughput]
+tolerance_pct = 30.0
+engine_tolerance_pct = 12.0
+noise_pct = 10.0
+[[models]]
+name = "model-a"
+[[models.scenarios]]
+id = "random-in16-out8-n8-c4"
+[models.scenarios.params]
+dataset_name = "random"
+num_prompts = 8
+random_input_len = 16
+random_output_len = 8
+max_concurrency = 4
+[[models.scenarios]]
+id = "random-in16-out16-n8-c2"
+[models.scenarios.params]
+dataset_name = "random"
+num_prompts = 8
+random_input_len = 16
+random_output_len = 16
+max_concurrency = 2
+"#
+    )
+}
