@@ -190,6 +190,27 @@ pub fn chunk_cap(max_tokens: u32) -> u32 {
 /// The most text bytes per allowed chunk (the longest tokens of real vocabularies are well below).
 pub const TEXT_BYTES_PER_CHUNK: usize = 256;
 
+/// The bounds of one stream's text, derived once per request from the `max_tokens` it asked for.
+#[derive(Debug, Clone, Copy)]
+struct TextCap {
+    max_tokens: u32,
+    /// [`chunk_cap`] of `max_tokens`.
+    chunks: u32,
+    /// `chunks` × [`TEXT_BYTES_PER_CHUNK`].
+    bytes: usize,
+}
+
+impl TextCap {
+    fn of(max_tokens: u32) -> TextCap {
+        let chunks = chunk_cap(max_tokens);
+        TextCap {
+            max_tokens,
+            chunks,
+            bytes: chunks as usize * TEXT_BYTES_PER_CHUNK,
+        }
+    }
+}
+
 const MAX_MESSAGE: usize = 300;
 /// How long a kept-alive connection is watched after a response before it is reused: bytes that
 /// arrive in this time are a response nobody asked for (a server's second answer written right
@@ -377,7 +398,7 @@ impl Client {
         };
         drop(req);
 
-        let max_tokens = self.limit.for_prompt(rec.max_tokens);
+        let cap = self.limit.for_prompt(rec.max_tokens).map(TextCap::of);
         let mut st = StreamState {
             rec,
             t0,
@@ -387,7 +408,7 @@ impl Client {
             chat: self.chat,
             parser: chunk::Stream::new(),
             other_api: 0,
-            max_tokens,
+            cap,
         };
         let mut dec = sse::Decoder::new();
         let mut head_buf: Vec<u8> = Vec::new();
@@ -732,9 +753,9 @@ struct StreamState<'r> {
     /// Chunks that carried a chat `delta` content on the completions API (or completions `text`
     /// on the chat API): the wrong endpoint for the server's answers.
     other_api: u32,
-    /// The `max_tokens` the server was asked for (its [`chunk_cap`] bounds the stream); `None`:
+    /// The bounds of the stream's text from the `max_tokens` the server was asked for; `None`:
     /// unknown.
-    max_tokens: Option<u32>,
+    cap: Option<TextCap>,
 }
 
 impl StreamState<'_> {
@@ -842,16 +863,16 @@ impl StreamState<'_> {
         self.last = Some(now);
         self.rec.chunks += 1;
         self.rec.text.push_str(&text);
-        if let Some(max) = self.max_tokens {
-            let cap = chunk_cap(max);
-            let bytes = cap as usize * TEXT_BYTES_PER_CHUNK;
-            if self.rec.chunks > cap || self.rec.text.len() > bytes {
+        if let Some(cap) = self.cap {
+            if self.rec.chunks > cap.chunks || self.rec.text.len() > cap.bytes {
                 self.failure = Some(fail(
                     FailureKind::OverMaxTokens,
                     format!(
-                        "the stream carried more text than max_tokens {} allows (past {cap} \
-                         text chunks or {bytes} bytes): cut after {} chunks, {} bytes",
-                        max,
+                        "the stream carried more text than max_tokens {} allows (past {} \
+                         text chunks or {} bytes): cut after {} chunks, {} bytes",
+                        cap.max_tokens,
+                        cap.chunks,
+                        cap.bytes,
                         self.rec.chunks,
                         self.rec.text.len()
                     ),
@@ -877,7 +898,7 @@ mod tests {
             chat,
             parser: chunk::Stream::new(),
             other_api: 0,
-            max_tokens: Some(4),
+            cap: Some(TextCap::of(4)),
         };
         for (i, e) in events.iter().enumerate() {
             let (event, data) = match e.strip_prefix("error|") {
