@@ -14,7 +14,7 @@
 //! and two variance estimates: the pairs' own (df = pairs − 1) and one moderated by a prior worth
 //! one row's df (df = 2 · (pairs − 1)), the gate's cap on the prior (README, "Method"), with the
 //! prior's scale the true one. The gate needs the crossing chance at or below α.
-use perfgate::gate::stats::{look_alpha, look_alpha_df, look_alpha_shared, pocock_spent, t_sf};
+use perfgate::gate::stats::{look_alpha, look_alpha_df, look_alpha_shared, t_sf};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -54,10 +54,7 @@ fn crossing(
         .map(|k| look_alpha_df(alpha, k, looks, df_at(k as usize)))
         .collect();
     let inc: Vec<f64> = (1..=looks)
-        .map(|k| {
-            let at = |k: u32| pocock_spent(alpha, f64::from(k) / f64::from(looks));
-            at(k) - at(k - 1)
-        })
+        .map(|k| look_alpha_shared(alpha, k, looks, 0.0))
         .collect();
     let other: Vec<f64> = (1..=looks)
         .map(|k| {
