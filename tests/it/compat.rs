@@ -82,7 +82,7 @@ const VLLM_LINES: &[(&str, &str)] = &[
         "vLLM 0.33: argparse prefixes, no --temperature, a request id prefix",
         "vllm bench serve --model meta-llama/Llama-3.1-8B-Instruct --dataset-name random \
          --random-input 16 --random-output 3 --num-prompt 2 --request-id-prefix run42- \
-         --save-result --result-dir $OUT --port $PORT",
+         --max-concurrency 1 --save-result --result-dir $OUT --port $PORT",
     ),
     (
         "no --model: the first model of /v1/models",
@@ -256,6 +256,7 @@ fn vllm_command_lines_run_unchanged() {
                 assert_eq!(server.last_request().unwrap().body["max_tokens"], 5);
             }
             w if w.starts_with("vLLM 0.33: argparse") => {
+                // One at a time, so the last request the server saw is the second one.
                 let seen = server.last_request().unwrap();
                 assert_eq!(seen.body["max_tokens"], 3);
                 assert!(seen.body.get("temperature").is_none(), "{}", seen.body);
