@@ -8,10 +8,16 @@
 //!     cargo bench --bench client -- --skip-sglang
 //!     cargo bench --bench client -- --only cpu,accuracy,rss,prep --quick
 //!     cargo bench --bench client -- --no-rt     # no SCHED_FIFO for server and clients
+//!     cargo bench --bench client -- --only oracle --skip-sglang   # TTFT error request by request
+//!     PERFGATE_BENCH_BASE_BIN=path/to/old/perfgate cargo bench --bench client   # A/B two builds
+//! The Rust clients of vLLM 0.33 (`vllm-rs bench serve`) and SGLang 0.5.23 (`sglang-bench`) are
+//! set up at benchmark time by scripts/setup-rust-clients.sh (skip with --skip-rust-clients).
 //! The report is printed and also written to target/bench-client/report.md.
 
 #[path = "client/child.rs"]
 mod child;
+#[path = "client/oracle.rs"]
+mod oracle;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -62,25 +68,57 @@ struct ClientResult {
     mean_ttft_ms: f64,
     p99_ttft_ms: f64,
     mean_itl_ms: f64,
+    /// The whole result document (per-request lists when run with `detailed`).
+    detail: serde_json::Value,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Client {
     Perfgate,
+    /// Another perfgate build (`PERFGATE_BENCH_BASE_BIN`), measured in the same runs.
+    PerfgateBase,
+    /// vLLM 0.33's Rust client, `vllm-rs bench serve` (scripts/setup-rust-clients.sh).
+    VllmRs,
+    /// SGLang 0.5.23's Rust client, `sglang-bench` (scripts/setup-rust-clients.sh).
+    SglangRs,
+    /// SGLang's Python `bench_serving.py` (scripts/setup-sglang-bench.sh).
     Sglang,
 }
 
 impl Client {
+    const ALL: [Client; 5] = [
+        Client::Perfgate,
+        Client::PerfgateBase,
+        Client::VllmRs,
+        Client::SglangRs,
+        Client::Sglang,
+    ];
+
     fn name(self) -> &'static str {
         match self {
             Client::Perfgate => "perfgate",
+            Client::PerfgateBase => "perfgate (base build)",
+            Client::VllmRs => "vllm-rs bench serve",
+            Client::SglangRs => "sglang-bench",
             Client::Sglang => "sglang bench_serving",
+        }
+    }
+
+    fn tag(self) -> &'static str {
+        match self {
+            Client::Perfgate => "perfgate",
+            Client::PerfgateBase => "perfgate-base",
+            Client::VllmRs => "vllm-rs",
+            Client::SglangRs => "sglang-bench",
+            Client::Sglang => "sglang",
         }
     }
 }
 
 struct Env {
     perfgate: PathBuf,
+    perfgate_base: Option<PathBuf>,
+    rust_clients: RustClients,
     tokenizer_dir: PathBuf,
     sglang: Option<Sglang>,
     work: PathBuf,
@@ -96,15 +134,40 @@ struct Sglang {
     script: PathBuf,
 }
 
+/// The two Rust clients, each when set up: the `vllm-rs` binary from the vLLM 0.33.0 wheel, and
+/// SGLang 0.5.23's `_bench` extension with the loader that runs it as `sglang-bench`.
+#[derive(Default)]
+struct RustClients {
+    vllm_rs: Option<PathBuf>,
+    sglang_bench: Option<(PathBuf, PathBuf, PathBuf)>,
+}
+
 fn num(v: &serde_json::Value, key: &str) -> f64 {
     v.get(key).and_then(|x| x.as_f64()).unwrap_or(f64::NAN)
 }
 
 impl Env {
-    fn command(&self, client: Client, w: Workload, base_url: &str, out: &Path) -> Option<Command> {
+    fn command(
+        &self,
+        client: Client,
+        w: Workload,
+        base_url: &str,
+        out: &Path,
+        detailed: bool,
+    ) -> Option<Command> {
+        let (n, c, inp, outp) = (
+            w.num_prompts.to_string(),
+            w.concurrency.to_string(),
+            w.input_len.to_string(),
+            w.output_len.to_string(),
+        );
         match client {
-            Client::Perfgate => {
-                let mut c = Command::new(&self.perfgate);
+            Client::Perfgate | Client::PerfgateBase => {
+                let bin = match client {
+                    Client::Perfgate => &self.perfgate,
+                    _ => self.perfgate_base.as_ref()?,
+                };
+                let mut c = Command::new(bin);
                 c.arg("run")
                     .args(["--base-url", base_url, "--model", "bench"])
                     .arg("--tokenizer")
@@ -119,7 +182,60 @@ impl Env {
                     .arg(out.parent().unwrap())
                     .arg("--result-filename")
                     .arg(out.file_name().unwrap());
+                if detailed {
+                    c.arg("--save-detailed");
+                }
                 Some(c)
+            }
+            Client::VllmRs => {
+                let mut cmd = Command::new(self.rust_clients.vllm_rs.as_ref()?);
+                cmd.args([
+                    "bench",
+                    "serve",
+                    "--backend",
+                    "openai",
+                    "--base-url",
+                    base_url,
+                ])
+                .args(["--model", "bench", "--tokenizer"])
+                .arg(&self.tokenizer_dir)
+                .args(["--dataset-name", "random", "--random-input-len", &inp])
+                .args(["--random-output-len", &outp, "--num-prompts", &n])
+                .args(["--max-concurrency", &c, "--seed", "1", "--ignore-eos"])
+                .args(["--disable-tqdm", "--save-result", "--result-dir"])
+                .arg(out.parent().unwrap())
+                .arg("--result-filename")
+                .arg(out.file_name().unwrap());
+                if detailed {
+                    cmd.arg("--save-detailed");
+                }
+                Some(cmd)
+            }
+            Client::SglangRs => {
+                let (python, loader, ext) = self.rust_clients.sglang_bench.as_ref()?;
+                let mut cmd = Command::new(python);
+                cmd.arg(loader)
+                    .arg(ext)
+                    .args(["--backend", "vllm", "--base-url", base_url])
+                    .arg("--model")
+                    .arg(&self.tokenizer_dir)
+                    .args(["--served-model-name", "bench", "--tokenizer"])
+                    .arg(&self.tokenizer_dir)
+                    .args([
+                        "--dataset-name",
+                        "random-ids",
+                        "--random-range-ratio",
+                        "1.0",
+                    ])
+                    .args(["--random-input-len", &inp, "--random-output-len", &outp])
+                    .args(["--num-prompts", &n, "--max-concurrency", &c])
+                    .args(["--seed", "1", "--disable-tqdm", "--warmup-requests", "1"])
+                    .arg("--output-file")
+                    .arg(out);
+                if detailed {
+                    cmd.arg("--output-details");
+                }
+                Some(cmd)
             }
             Client::Sglang => {
                 let s = self.sglang.as_ref()?;
@@ -160,18 +276,26 @@ impl Env {
         server: &FakeServer,
         tag: &str,
     ) -> Result<Option<ClientResult>, String> {
-        let base_url = &server.url();
         let before = server.requests_arrived();
-        let name = format!(
-            "{}-{tag}",
-            match client {
-                Client::Perfgate => "perfgate",
-                Client::Sglang => "sglang",
-            }
-        );
+        let started = || server.requests_arrived() > before;
+        self.run_at(client, w, &server.url(), &started, tag, false)
+    }
+
+    /// Run one client against the server at `base_url`; `started` says when its first request
+    /// arrived (the CPU of what came before is set-up). `detailed`: per-request output too.
+    fn run_at(
+        &self,
+        client: Client,
+        w: Workload,
+        base_url: &str,
+        started: &dyn Fn() -> bool,
+        tag: &str,
+        detailed: bool,
+    ) -> Result<Option<ClientResult>, String> {
+        let name = format!("{}-{tag}", client.tag());
         let out = self.work.join(format!("{name}.json"));
         let _ = std::fs::remove_file(&out);
-        let Some(cmd) = self.command(client, w, base_url, &out) else {
+        let Some(cmd) = self.command(client, w, base_url, &out, detailed) else {
             return Ok(None);
         };
         let child = run_pinned(
@@ -181,7 +305,7 @@ impl Env {
             &self.work,
             &name,
             CHILD_LIMIT,
-            &|| server.requests_arrived() > before,
+            started,
         )
         .map_err(|e| e.to_string())?;
         if child.exit_code != 0 {
@@ -208,6 +332,7 @@ impl Env {
             .and_then(|x| x.as_u64())
             .unwrap_or(w.num_prompts.saturating_sub(completed));
         Ok(Some(ClientResult {
+            detail: v.clone(),
             child,
             completed,
             failed,
@@ -235,19 +360,22 @@ impl Report {
 
     fn render(&self) -> String {
         let mut s = String::new();
+        // A column for each client that has a figure, in a fixed order.
+        let cols: Vec<Client> = Client::ALL
+            .into_iter()
+            .filter(|c| self.rows.iter().any(|r| r.1.contains_key(c)))
+            .collect();
+        let names: Vec<&str> = cols.iter().map(|c| c.name()).collect();
         let _ = writeln!(
             s,
-            "| figure | perfgate | sglang bench_serving | sglang / perfgate | target (perfgate) |"
+            "| figure | {} | sglang bench_serving / perfgate | target (perfgate) |",
+            names.join(" | ")
         );
-        let _ = writeln!(s, "|---|---:|---:|---:|---|");
+        let _ = writeln!(s, "|---|{}---:|---|", "---:|".repeat(cols.len()));
         for (fig, cells, ratio, target) in &self.rows {
-            let get = |c| cells.get(&c).cloned().unwrap_or_else(|| "–".into());
-            let _ = writeln!(
-                s,
-                "| {fig} | {} | {} | {ratio} | {target} |",
-                get(Client::Perfgate),
-                get(Client::Sglang)
-            );
+            let get = |c: &Client| cells.get(c).cloned().unwrap_or_else(|| "–".into());
+            let row: Vec<String> = cols.iter().map(get).collect();
+            let _ = writeln!(s, "| {fig} | {} | {ratio} | {target} |", row.join(" | "));
         }
         for n in &self.notes {
             let _ = writeln!(s, "\n- {n}");
@@ -267,6 +395,15 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> String {
 
 fn clients(env: &Env) -> Vec<Client> {
     let mut v = vec![Client::Perfgate];
+    if env.perfgate_base.is_some() {
+        v.push(Client::PerfgateBase);
+    }
+    if env.rust_clients.vllm_rs.is_some() {
+        v.push(Client::VllmRs);
+    }
+    if env.rust_clients.sglang_bench.is_some() {
+        v.push(Client::SglangRs);
+    }
     if env.sglang.is_some() {
         v.push(Client::Sglang);
     }
@@ -310,7 +447,8 @@ fn phase_cpu(env: &Env, report: &mut Report) {
     let mut cells_us = BTreeMap::new();
     let mut cells_tps = BTreeMap::new();
     for client in clients(env) {
-        let reps = if client == Client::Perfgate { reps } else { 1 };
+        // SGLang's Python client takes minutes per run: once.
+        let reps = if client == Client::Sglang { 1 } else { reps };
         let mut marg = Vec::new();
         let mut thr = Vec::new();
         let mut run_phase = Vec::new();
@@ -469,6 +607,158 @@ fn phase_accuracy(env: &Env, report: &mut Report) {
     }
 }
 
+/// TTFT error request by request against an outside oracle ([`oracle::Oracle`]: not perfgate's
+/// fake server; one thread on the server core; 50 ms TTFT, 10 ms per token): each client's TTFT of
+/// a request minus the time the oracle itself took from that request's first bytes to its first
+/// token, paired through the request number the oracle writes as the first token.
+fn phase_oracle(env: &Env, report: &mut Report) {
+    let levels: &[u64] = if env.quick { &[256] } else { &[64, 256] };
+    let reps = if env.quick { 1 } else { 3 };
+    for &c in levels {
+        let w = Workload {
+            num_prompts: 4 * c,
+            concurrency: c,
+            input_len: 128,
+            output_len: 64,
+        };
+        let mut cells = [(); 4].map(|_| BTreeMap::new());
+        let mut p99s = BTreeMap::new();
+        for client in clients(env) {
+            let mut runs: Vec<OracleRun> = Vec::new();
+            for rep in 0..reps {
+                match oracle_run(env, client, w, &format!("oracle-c{c}-{rep}")) {
+                    Ok(Some(r)) => runs.push(r),
+                    Ok(None) => break,
+                    Err(e) => {
+                        report
+                            .notes
+                            .push(format!("oracle c={c} of {}: {e}", client.name()));
+                        break;
+                    }
+                }
+            }
+            if runs.is_empty() {
+                continue;
+            }
+            // The median run of each figure, and the spread of p99 over the runs.
+            let med = |f: fn(&OracleRun) -> f64| {
+                let mut v: Vec<f64> = runs.iter().map(f).collect();
+                percentile(&mut v, 50.0)
+            };
+            let (p50, p99, max) = (med(|r| r.p50), med(|r| r.p99), med(|r| r.max));
+            let lo = runs.iter().map(|r| r.p99).fold(f64::INFINITY, f64::min);
+            let hi = runs.iter().map(|r| r.p99).fold(f64::NEG_INFINITY, f64::max);
+            let unpaired: usize = runs.iter().map(|r| r.unpaired).sum();
+            eprintln!(
+                "oracle {} c={c}: per-request TTFT error p50 {p50:.3} p99 {p99:.3} (runs {lo:.3}…{hi:.3}) max {max:.3} ms; {unpaired} unpaired",
+                client.name()
+            );
+            p99s.insert(client, p99);
+            cells[0].insert(client, format!("{p50:+.3}"));
+            cells[1].insert(client, format!("{p99:+.3} ({lo:+.2}…{hi:+.2})"));
+            cells[2].insert(client, format!("{max:+.2}"));
+            cells[3].insert(client, format!("{unpaired}"));
+        }
+        let [c50, c99, cmax, cun] = cells;
+        let what = format!(
+            "{} req × {} tokens, c={c}, {reps} runs",
+            w.num_prompts, w.output_len
+        );
+        report.row(
+            &format!("TTFT error ms vs oracle, per request, median ({what})"),
+            c50,
+            "".into(),
+            "",
+        );
+        report.row(
+            &format!(
+                "TTFT error ms vs oracle, per request, p99: median of runs (min…max) ({what})"
+            ),
+            c99,
+            ratio(
+                p99s.get(&Client::Perfgate).map(|v| v.abs()),
+                p99s.get(&Client::Sglang).map(|v| v.abs()),
+            ),
+            if c == 256 { "≤ 2" } else { "" },
+        );
+        report.row(
+            &format!("TTFT error ms vs oracle, worst request ({what})"),
+            cmax,
+            "".into(),
+            "",
+        );
+        report.row(
+            &format!("requests not paired with the oracle's record ({what})"),
+            cun,
+            "".into(),
+            "0",
+        );
+    }
+}
+
+/// One client's run against a fresh oracle: the per-request TTFT errors' summary, ms.
+struct OracleRun {
+    p50: f64,
+    p99: f64,
+    max: f64,
+    unpaired: usize,
+}
+
+fn oracle_run(
+    env: &Env,
+    client: Client,
+    w: Workload,
+    tag: &str,
+) -> Result<Option<OracleRun>, String> {
+    let fifo = env.server_fifo;
+    let tokenizer =
+        perfgate::tokenizer::HfTokenizer::from_path(&env.tokenizer_dir.join("tokenizer.json"))
+            .map_err(|e| format!("oracle tokenizer: {e}"))?;
+    let (ttft, itl) = (Duration::from_millis(50), Duration::from_millis(10));
+    let server =
+        oracle::Oracle::start(ttft, itl, Some(std::sync::Arc::new(tokenizer)), move || {
+            child::pin_current_thread(SERVER_CORE);
+            if let Some(p) = fifo {
+                child::set_fifo(p);
+            }
+        })
+        .map_err(|e| format!("oracle: {e}"))?;
+    let before = server.requests();
+    let started = || server.requests() > before;
+    let Some(r) = env.run_at(client, w, &server.url(), &started, tag, true)? else {
+        return Ok(None);
+    };
+    let texts = r.detail.get("generated_texts").and_then(|v| v.as_array());
+    let ttfts = r.detail.get("ttfts").and_then(|v| v.as_array());
+    let (Some(texts), Some(ttfts)) = (texts, ttfts) else {
+        return Err(format!(
+            "{tag}: no generated_texts/ttfts in its detailed output"
+        ));
+    };
+    let mut errors = Vec::new();
+    let mut unpaired = 0;
+    for (text, ttft) in texts.iter().zip(ttfts) {
+        let truth = text
+            .as_str()
+            .and_then(oracle::id_of)
+            .and_then(|id| server.served(id))
+            .and_then(|s| s.ttft_ms());
+        match (truth, ttft.as_f64()) {
+            (Some(t), Some(c)) if c > 0.0 => errors.push(c * 1e3 - t),
+            _ => unpaired += 1,
+        }
+    }
+    if errors.is_empty() {
+        return Err(format!("{tag}: no request paired with the oracle's record"));
+    }
+    Ok(Some(OracleRun {
+        p50: percentile(&mut errors, 50.0),
+        p99: percentile(&mut errors, 99.0),
+        max: percentile(&mut errors, 100.0),
+        unpaired: unpaired + (w.num_prompts as usize).saturating_sub(texts.len()),
+    }))
+}
+
 /// Peak RSS of a 10,000-request run with 256-token outputs.
 fn phase_rss(env: &Env, report: &mut Report) {
     let w = Workload {
@@ -604,6 +894,38 @@ fn serve_for(secs: u64, blast: bool) {
     }
 }
 
+fn setup_rust_clients(root: &Path) -> Result<RustClients, String> {
+    let out = Command::new("bash")
+        .arg(root.join("scripts/setup-rust-clients.sh"))
+        .output()
+        .map_err(|e| format!("setup-rust-clients.sh: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "setup-rust-clients.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let get = |k: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{k}=")))
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let sglang_bench = match (
+        get("SGLANG_BENCH_PYTHON"),
+        get("SGLANG_BENCH_LOADER"),
+        get("SGLANG_BENCH_EXT"),
+    ) {
+        (Some(p), Some(l), Some(e)) => Some((p, l, e)),
+        _ => None,
+    };
+    Ok(RustClients {
+        vllm_rs: get("VLLM_RS"),
+        sglang_bench,
+    })
+}
+
 fn setup_sglang(root: &Path) -> Result<Sglang, String> {
     let out = Command::new("bash")
         .arg(root.join("scripts/setup-sglang-bench.sh"))
@@ -691,6 +1013,14 @@ fn main() {
             }
         }
     };
+    let rust_clients = if flag("--skip-rust-clients") || prep_only {
+        RustClients::default()
+    } else {
+        setup_rust_clients(&root).unwrap_or_else(|e| {
+            notes.push(format!("Rust clients skipped: {e}"));
+            RustClients::default()
+        })
+    };
     if !tokenizer_dir.join("tokenizer.json").exists() {
         eprintln!(
             "no tokenizer at {}: run scripts/setup-sglang-bench.sh or set PERFGATE_BENCH_TOKENIZER_DIR",
@@ -703,6 +1033,9 @@ fn main() {
         perfgate: std::env::var_os("PERFGATE_BENCH_BIN")
             .map(PathBuf::from)
             .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_perfgate"))),
+        // PERFGATE_BENCH_BASE_BIN: a second perfgate build beside it, in the same runs.
+        perfgate_base: std::env::var_os("PERFGATE_BENCH_BASE_BIN").map(PathBuf::from),
+        rust_clients,
         tokenizer_dir,
         sglang,
         work,
@@ -725,6 +1058,9 @@ fn main() {
     }
     if want("accuracy") {
         phase_accuracy(&env, &mut report);
+    }
+    if want("oracle") {
+        phase_oracle(&env, &mut report);
     }
     if want("rss") {
         phase_rss(&env, &mut report);
