@@ -299,8 +299,8 @@ impl Posting<'_> {
         if ctx.is_fork_pr_event() && !opts.allow_fork {
             return Err(format!(
                 "not posting: this `{}` event comes from a fork, so the job ran code from outside the \
-                 repository with a read-only token. Post from a `workflow_run` workflow instead (see the \
-                 README, \"Fork safety\"), or pass --allow-fork.",
+                 repository with a read-only token. Post from a `workflow_run` workflow instead (see \
+                 docs/github.md, \"Fork safety\"), or pass --allow-fork.",
                 ctx.event_name.as_deref().unwrap_or("pull_request")
             ));
         }
