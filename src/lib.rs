@@ -18,7 +18,9 @@
 //! - `report` never computes statistics; `gate` never renders; nothing imports in a circle,
 //!   between modules or between the files of one folder.
 //!
-//! `tests/it/architecture.rs` checks these rules on the source.
+//! `tests/it/architecture.rs` checks these rules on the source; `ARCHITECTURE.md` explains them.
+//!
+#![doc = include_str!("../docs/library.md")]
 
 pub mod app;
 pub mod atomic;
