@@ -127,7 +127,7 @@ fn write_inner(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     // The rename itself is durable once the directory is synced; best effort.
-    if let Ok(d) = std::fs::File::open(dir) {
+    if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
     Ok(())

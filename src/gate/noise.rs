@@ -995,7 +995,7 @@ mod tests {
         let recs: Vec<ScenarioResult> = (0..6)
             .map(|i| rec(100.0 + 0.2 * i as f64, Some(&format!("l{i}")), i))
             .collect();
-        let t = table(&recs, &crate::gate::GateConfig::default());
+        let t = table(&recs, &GateConfig::default());
         let thr = t.iter().find(|r| r.metric == "output_throughput").unwrap();
         assert!(thr.gated);
         assert_eq!((thr.levels.launches, thr.levels.between_df), (6, 5.0));
@@ -1008,7 +1008,7 @@ mod tests {
         let loud: Vec<ScenarioResult> = (0..6)
             .map(|i| rec(100.0 + i as f64, Some(&format!("l{i}")), i))
             .collect();
-        let t = table(&loud, &crate::gate::GateConfig::default());
+        let t = table(&loud, &GateConfig::default());
         let thr = t.iter().find(|r| r.metric == "output_throughput").unwrap();
         assert_eq!(thr.launches_to_pass, None, "{thr:?}");
     }
@@ -1046,7 +1046,7 @@ mod tests {
                 recs.push(r);
             }
         }
-        let cfg = crate::gate::GateConfig::parse("prior_df = 0\n", "g").unwrap();
+        let cfg = GateConfig::parse("prior_df = 0\n", "g").unwrap();
         let t = table(&recs, &cfg);
         let ew: Vec<&NoiseRow> = t.iter().filter(|r| r.scenario == ENGINE_WIDE).collect();
         assert!(t

@@ -293,6 +293,7 @@ impl Posting<'_> {
     }
 
     /// Decide what can be posted: a client, the PR to comment on, the SHA to check.
+    // Its one caller takes the tuple apart at once; a struct would only name it.
     #[allow(clippy::type_complexity)]
     fn plan(&self) -> Result<(Client, Option<u64>, Option<String>), String> {
         let (ctx, opts) = (self.ctx, self.opts);
