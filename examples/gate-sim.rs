@@ -19,7 +19,7 @@
 //! `--same-session 1` records both sides in one session (no offset, and the gate knows it: the
 //! design of a baseline recorded beside the candidate).
 //!
-//! `--engine-wide-share` sets the gate's least share of α for the all-models tests (README,
+//! `--engine-wide-share` sets the gate's least share of α for the all-models tests (docs/gate.md,
 //! "Settings"); `--one-slower` the slowdown of the one-scenario column of the stored-baseline
 //! table (default 5 %).
 //!

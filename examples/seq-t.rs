@@ -12,7 +12,7 @@
 //! - `half H`: the df-adjusted rule with df / (df + H) for the gate's df / (df + 10), to compare.
 //!
 //! and two variance estimates: the pairs' own (df = pairs − 1) and one moderated by a prior worth
-//! one row's df (df = 2 · (pairs − 1)), the gate's cap on the prior (README, "Method"), with the
+//! one row's df (df = 2 · (pairs − 1)), the gate's cap on the prior (docs/gate.md, "Method"), with the
 //! prior's scale the true one. The gate needs the crossing chance at or below α.
 use perfgate::gate::stats::{look_alpha, look_alpha_df, look_alpha_shared, t_sf};
 use rand::rngs::StdRng;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerate docs/compare-seeds.png, the README's picture of the sign-off page: the seed
+# Regenerate docs/compare-seeds.png, docs/report.md's picture of the sign-off page: the seed
 # baselines side by side, rendered by headless Chromium (scripts/install-browser.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,7 +3,7 @@
 #   .cache/venv/                     Python venv with xllamacpp (llama.cpp's HTTP server)
 #   .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
 #   .cache/tokenizers/qwen3/tokenizer.json (+ tokenizer_config.json)
-#   .cache/datasets/ShareGPT_V3_unfiltered_cleaned_split.json   (truncated upstream; see README)
+#   .cache/datasets/ShareGPT_V3_unfiltered_cleaned_split.json   (truncated upstream; see docs/run.md)
 #   .cache/vllm-venv/, .cache/models/SmolLM2-135M-Instruct-hf/   vLLM for CPU (scripts/install-vllm.sh)
 #   .cache/env.sh                    the PERFGATE_* variables pointing at all of the above
 # Every artifact is checked against a pinned sha256. Running it again does nothing once all is in place.

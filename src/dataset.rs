@@ -758,7 +758,7 @@ impl<'de> Deserialize<'de> for Turns {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = Turns;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a list of turns")
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(

@@ -4,21 +4,27 @@
 //! [`record::ScenarioResult`] → baseline / gate → report → github.
 //!
 //! # Dependency rules
-//! - **Core** (pure: no processes, no network, no tokio/reqwest/octocrab/hyper/nix): [`text`],
+//! Four layers; a module imports only modules of its own layer or a lower one.
+//! - **Core** (pure: no processes, no network, no terminal, no flags; never names
+//!   tokio/reqwest/hyper/http/octocrab/nix/libc/socket2/indicatif/clap): [`text`], [`redact`],
 //!   [`record`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`], [`baseline`],
-//!   [`import`], [`gate`], [`history`], [`report`]. Core modules import only core modules.
+//!   [`import`], [`gate`], [`history`], [`report`]. One counted exception: [`record`] derives
+//!   `clap::ValueEnum` for the enums the flags take as values.
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
 //!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`github`] (posts what
-//!   [`report`] rendered; never renders), `fakeserver` (the fake engine of tests, benches and
-//!   `perfgate fake-server`; only with the `fake-server` feature). Edges may import core modules, never [`app`] or [`cli`].
+//!   [`report`] rendered; never renders), [`atomic`] (whole-file writes, SIGXFSZ), `fakeserver`
+//!   (the fake engine of tests, benches and `perfgate fake-server`; only with the `fake-server`
+//!   feature).
 //! - **Orchestration**: [`runner`] (the live suite runner: launches → records) wires the edges;
 //!   [`bisect`] (a search of `ab` comparisons over revisions; its [`bisect::search`] is pure)
-//!   drives the runner;
-//!   [`app`] only parses, wires and maps errors to exit codes; [`cli`] holds the flags.
+//!   drives the runner.
+//! - **Front**: [`app`] only parses, wires and maps errors to exit codes; [`cli`] holds the flags.
 //! - `report` never computes statistics; `gate` never renders; nothing imports in a circle,
 //!   between modules or between the files of one folder.
 //!
-//! `tests/it/architecture.rs` checks these rules on the source.
+//! `tests/it/architecture.rs` checks these rules on the source; `ARCHITECTURE.md` explains them.
+//!
+#![doc = include_str!("../docs/library.md")]
 
 pub mod app;
 pub mod atomic;

@@ -53,12 +53,12 @@ pub trait Tokenize: Send + Sync {
 /// The `tokenizer.json` of Hugging Face model `id` (`org/name`) in the local hub cache
 /// (`$HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`): the snapshot that
 /// `refs/main` names, else any snapshot that has one. Nothing is downloaded.
-pub fn hf_cached(id: &str) -> Option<std::path::PathBuf> {
+pub fn hf_cached(id: &str) -> Option<PathBuf> {
     if id.is_empty() || id.starts_with('/') || id.starts_with('.') || id.matches('/').count() > 1 {
         return None;
     }
     let hub = std::env::var_os("HF_HUB_CACHE")
-        .map(std::path::PathBuf::from)
+        .map(PathBuf::from)
         .or_else(|| std::env::var_os("HF_HOME").map(|h| Path::new(&h).join("hub")))
         .or_else(|| {
             std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/huggingface/hub"))
@@ -71,7 +71,7 @@ pub fn hf_cached(id: &str) -> Option<std::path::PathBuf> {
             return Some(f);
         }
     }
-    let mut found: Vec<std::path::PathBuf> = std::fs::read_dir(&snapshots)
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&snapshots)
         .ok()?
         .filter_map(|e| e.ok())
         .map(|e| e.path().join("tokenizer.json"))

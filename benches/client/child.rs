@@ -15,7 +15,7 @@ pub fn pin_current_thread(core: usize) {
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
         libc::CPU_SET(core, &mut set);
-        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+        libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set);
     }
 }
 
@@ -104,7 +104,7 @@ pub fn run_pinned(
         cmd.pre_exec(move || {
             let mut set: libc::cpu_set_t = std::mem::zeroed();
             libc::CPU_SET(core, &mut set);
-            if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            if libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set) != 0 {
                 return Err(io::Error::last_os_error());
             }
             // Set the policy either way: the driver thread forking us may be real-time itself.
@@ -137,6 +137,7 @@ pub fn run_pinned(
         if cpu_at_start.is_none() && started() {
             cpu_at_start = proc_cpu(pid);
         }
+        // SAFETY: pid is our own child; status and ru are live, writable plain data.
         let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
         if r == pid {
             break;
@@ -145,6 +146,7 @@ pub fn run_pinned(
             return Err(io::Error::last_os_error());
         }
         if !killed && start.elapsed() > limit {
+            // SAFETY: kill has no memory preconditions; pid is our own child, not yet reaped.
             unsafe { libc::kill(pid, libc::SIGKILL) };
             killed = true;
         }

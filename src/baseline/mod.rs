@@ -229,9 +229,7 @@ pub enum BaselineError {
 /// The recording sessions of records meant to calibrate a baseline (`perfgate baseline
 /// calibrate`): every record must name its session, and there must be at least two, else the
 /// between-session variance cannot be measured.
-pub fn calibration_sessions(
-    records: &[crate::record::ScenarioResult],
-) -> Result<usize, BaselineError> {
+pub fn calibration_sessions(records: &[ScenarioResult]) -> Result<usize, BaselineError> {
     if let Some(r) = records.iter().find(|r| r.session_id.is_none()) {
         return Err(BaselineError::Calibration(format!(
             "model `{}`, scenario `{}`: a record without `session_id`; calibration needs launches \
@@ -256,7 +254,7 @@ pub fn calibration_sessions(
 impl Provenance {
     /// Add the source files of `records` (their `source` without a `:LINE`), or `given` when
     /// the user named them, to the listed sources (each once).
-    pub fn add_sources(&mut self, records: &[crate::record::ScenarioResult], given: &[String]) {
+    pub fn add_sources(&mut self, records: &[ScenarioResult], given: &[String]) {
         let sources: std::collections::BTreeSet<String> = if given.is_empty() {
             records
                 .iter()

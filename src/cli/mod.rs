@@ -137,7 +137,7 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString>,
 {
-    <Cli as clap::Parser>::try_parse_from(normalize_args(args))
+    <Cli as Parser>::try_parse_from(normalize_args(args))
 }
 
 /// The shells completion scripts are shipped for, with their file names.

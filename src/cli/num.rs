@@ -1,7 +1,7 @@
 //! Bounds of the numeric flags. A value outside them is refused by the parser with a message
 //! naming the bound (clap prints it with the flag and exits 2), instead of panicking on a
 //! `Duration` conversion, allocating for a hundred million prompts or waiting a geological age
-//! for the next request. The bounds are far beyond any real benchmark; README "Flag limits"
+//! for the next request. The bounds are far beyond any real benchmark; docs/run.md "Flag limits"
 //! lists them.
 
 use crate::record::RequestRate;

@@ -236,6 +236,8 @@ pub struct FakeServerArgs {
     #[arg(long)]
     pub no_usage: bool,
     /// none, http500, error-event[:N], malformed[:N], close[:N], stall[:N], no-done.
+    // The text is the flag's help, where `[:N]` is plain text, not a rustdoc link.
+    #[allow(rustdoc::broken_intra_doc_links)]
     #[arg(long, default_value = "none")]
     pub fault: String,
     /// Apply the fault to every N-th request.

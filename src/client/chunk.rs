@@ -671,7 +671,7 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for FirstOnly<T> {
         struct V<T>(std::marker::PhantomData<T>);
         impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
             type Value = FirstOnly<T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("an array of choices")
             }
             fn visit_unit<E>(self) -> Result<Self::Value, E> {

@@ -32,7 +32,7 @@ const SERVER_TIMEOUT: Duration = Duration::from_secs(30);
 /// - vLLM's and SGLang's: `{"prompt": .., "add_special_tokens": false}` → `{"tokens": [..], ..}`,
 ///   `{"tokens": [..]}` → `{"prompt": ..}` (vLLM) or `{"text": ..}` (SGLang). Their
 ///   `/v1/models` has no vocabulary size, so it is searched for with `/detokenize` (see
-///   [`probe_vocab`]).
+///   `probe_vocab`).
 pub struct ServerTokenizer {
     base_url: String,
     client: reqwest::Client,

@@ -77,7 +77,7 @@ pub(super) fn enable_rx_timestamps(sock: &TcpStream) {
             libc::SOL_SOCKET,
             SO_TIMESTAMPNS,
             (&one as *const libc::c_int).cast(),
-            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            size_of::<libc::c_int>() as libc::socklen_t,
         );
     }
 }
@@ -95,7 +95,7 @@ fn recv_stamped(fd: RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>
     msg.msg_iov = &mut iov;
     msg.msg_iovlen = 1;
     msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = std::mem::size_of_val(&control) as _;
+    msg.msg_controllen = size_of_val(&control) as _;
     // SAFETY: fd is an open socket, msg points at live buffers.
     let n = unsafe { libc::recvmsg(fd, &mut msg, 0) };
     if n < 0 {

@@ -23,7 +23,7 @@ pub struct SeenRequest {
     /// Header names lower-cased, in arrival order.
     pub headers: Vec<(String, String)>,
     /// The JSON body (`null` when it was not JSON).
-    pub body: serde_json::Value,
+    pub body: Value,
 }
 
 /// What the connections share.

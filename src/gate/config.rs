@@ -130,7 +130,7 @@ impl MetricClass {
 /// (`p99_ttft_ms`: 100) to enter an engine-wide test: at least one request beyond the percentile,
 /// n · (1 − q) ≥ 1. Below that the "p99" of 8 requests is their largest value, an extreme whose
 /// launch-to-launch spread is heavy-tailed: on the CPU corpora (4–8 requests a scenario) the
-/// engine-wide p99 tests were most of the false alarms (README, "Decision quality"). `None` for a
+/// engine-wide p99 tests were most of the false alarms (docs/gate.md, "Decision quality"). `None` for a
 /// metric that is not a percentile.
 pub fn percentile_needs(metric: &str) -> Option<u64> {
     let stat = metric.strip_suffix("_ms")?.split('_').next()?;
@@ -441,7 +441,7 @@ impl GateConfig {
     /// Why not equal weights: a uniform slowdown, the commonest regression, is seen by the
     /// engine-wide test long before any row; with equal weights its level shrinks with every
     /// row of the suite (α / 107 on a 6-model, 4-scenario suite), while a row loses little
-    /// when its level drops by a quarter (README, "Settings": the measured table). A small suite's
+    /// when its level drops by a quarter (docs/gate.md, "Settings": the measured table). A small suite's
     /// engine-wide tests already hold more than that share, and keep it.
     pub fn holm_weights(&self, widest: &[bool]) -> Vec<f64> {
         let n_wide = widest.iter().filter(|w| **w).count();

@@ -49,7 +49,7 @@ pub fn supported_verdict(r: &Report) -> TopVerdict {
     let nothing = !r.rows.iter().any(|row| row.gated);
     [
         r.verdict,
-        crate::gate::verdict::top_verdict(&r.rows),
+        top_verdict(&r.rows),
         if nothing {
             TopVerdict::Error
         } else {
@@ -179,7 +179,7 @@ pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError
     let verdict = inputs
         .iter()
         .map(|(_, r)| supported_verdict(r))
-        .chain([crate::gate::verdict::top_verdict(&rows)])
+        .chain([top_verdict(&rows)])
         .max_by_key(|v| severity(*v))
         .unwrap_or(TopVerdict::Pass);
     let mut method = join_distinct(inputs.iter().map(|(_, r)| r.method.as_str()), " ");
@@ -372,7 +372,7 @@ mod tests {
 
     #[test]
     fn per_model_ab_reports_merge_their_cost() {
-        let ab = |model: &str, gpu: f64, wall: f64| crate::gate::AbSummary {
+        let ab = |model: &str, gpu: f64, wall: f64| AbSummary {
             base: "main".into(),
             candidate: "pr-9".into(),
             order: "abba".into(),

@@ -12,7 +12,7 @@
 //! dozen rows of a benchmark suite, whose launches are few, the spread of log s²ᵢ is mostly
 //! sampling noise, so rows that differ several-fold (the GPU corpus: 1.3 % to 25 %) look alike
 //! and a prior worth Σ dᵢ drowned the noisy rows' own evidence. The replay of the GPU corpus
-//! measured it (README, "Method": false alarms 1–4.2 % with the cap at Σ dᵢ, 0–0.5 % with it at
+//! measured it (docs/gate.md, "Method": false alarms 1–4.2 % with the cap at Σ dᵢ, 0–0.5 % with it at
 //! the average row).
 
 use statrs::function::gamma::digamma;

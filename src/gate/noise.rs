@@ -343,7 +343,7 @@ pub fn pooled_prior_sd(weights: &[f64], rho: f64) -> f64 {
 /// A launch further than this many robust standard deviations (MAD) from the median of its
 /// side is flagged as an outlier. Under plain normal noise, K = 6 flags a launch on 2.7 % of
 /// 8-launch sides, 1.7 % of 10 and 0.7 % of 16; K = 4 flagged 16.6 % of 5-launch sides (numpy,
-/// 100,000 draws each; README, "Method").
+/// 100,000 draws each; docs/gate.md, "Method").
 pub const OUTLIER_K: f64 = 6.0;
 /// Fewer launches than this cannot tell an outlier from the spread.
 pub const OUTLIER_MIN_LAUNCHES: usize = 8;
@@ -351,7 +351,7 @@ pub const OUTLIER_MIN_LAUNCHES: usize = 8;
 /// The between-session variance, as a multiple of the launch variance, assumed when the check's
 /// data hold no session-to-session replication: as large as one launch's own noise. It keeps
 /// the stored test from claiming precision that more launches of one session cannot give
-/// (README, "Method": a session offset of half a launch sd already gave 30 % false alarms at
+/// (docs/gate.md, "Method": a session offset of half a launch sd already gave 30 % false alarms at
 /// 10 × 10 without it); `perfgate ab` cancels it, and a baseline recorded over sessions
 /// measures it.
 pub const SESSION_RATIO_PRIOR: f64 = 1.0;
@@ -385,7 +385,7 @@ pub struct SessionTerm {
 /// Why per class and not per metric: a one-model suite has a handful of rows per metric, too
 /// few for their spread to show how much the rows differ; pooling a class's metrics (the medians
 /// and means of TTFT, TPOT, ITL and E2E latency together, say) gives the estimate of d₀ rows
-/// enough to see it. Measured on the GPU corpus's replay (README, "Method"): per metric, false
+/// enough to see it. Measured on the GPU corpus's replay (docs/gate.md, "Method"): per metric, false
 /// alarms reached 2.5 % at 3 × 1; per class, 0.5 %.
 #[derive(Debug, Clone, Default)]
 pub struct Priors {
@@ -995,7 +995,7 @@ mod tests {
         let recs: Vec<ScenarioResult> = (0..6)
             .map(|i| rec(100.0 + 0.2 * i as f64, Some(&format!("l{i}")), i))
             .collect();
-        let t = table(&recs, &crate::gate::GateConfig::default());
+        let t = table(&recs, &GateConfig::default());
         let thr = t.iter().find(|r| r.metric == "output_throughput").unwrap();
         assert!(thr.gated);
         assert_eq!((thr.levels.launches, thr.levels.between_df), (6, 5.0));
@@ -1008,7 +1008,7 @@ mod tests {
         let loud: Vec<ScenarioResult> = (0..6)
             .map(|i| rec(100.0 + i as f64, Some(&format!("l{i}")), i))
             .collect();
-        let t = table(&loud, &crate::gate::GateConfig::default());
+        let t = table(&loud, &GateConfig::default());
         let thr = t.iter().find(|r| r.metric == "output_throughput").unwrap();
         assert_eq!(thr.launches_to_pass, None, "{thr:?}");
     }
@@ -1046,7 +1046,7 @@ mod tests {
                 recs.push(r);
             }
         }
-        let cfg = crate::gate::GateConfig::parse("prior_df = 0\n", "g").unwrap();
+        let cfg = GateConfig::parse("prior_df = 0\n", "g").unwrap();
         let t = table(&recs, &cfg);
         let ew: Vec<&NoiseRow> = t.iter().filter(|r| r.scenario == ENGINE_WIDE).collect();
         assert!(t

@@ -128,7 +128,7 @@ pub fn pair_noise(d: &[f64], prior: Option<(f64, f64)>) -> Option<Noise> {
 
 /// The noise priors of an A/B comparison, learnt from every row's pair differences (per
 /// metric), as the stored check learns them from launches.
-fn learn_priors(g: &Grouped, errors: &[ScenarioError], metrics: &[String]) -> Priors {
+fn learn_priors(g: &Grouped<'_>, errors: &[ScenarioError], metrics: &[String]) -> Priors {
     let mut rows = Vec::new();
     for (b, c) in g.both(errors) {
         for metric in metrics.iter().filter(|m| *m != "success_rate") {

@@ -254,7 +254,7 @@ pub fn look_alpha(alpha: f64, k: u32, looks: u32) -> f64 {
 /// increment of α that the look spends, which keeps α by the union bound whatever the df. In
 /// `examples/seq-t.rs`'s simulation of the sequential t test this share keeps the crossing
 /// chance at 0.73–0.90 × α for α from 0.05 to 0.001 and 10 or 40 looks, where df / (df + 4)
-/// still crossed at 1.02–1.03 × α with 40 looks (README, "Method": the table).
+/// still crossed at 1.02–1.03 × α with 40 looks (docs/gate.md, "Method": the table).
 pub fn df_share(df: f64) -> f64 {
     if df.is_infinite() {
         1.0

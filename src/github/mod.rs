@@ -32,7 +32,7 @@ pub enum GithubError {
         "GitHub refused to {action} (HTTP 403: {message}). The workflow's token lacks a permission: \
          add `{permission}` under `permissions:` of the job (or the workflow), e.g.\n  permissions:\n    \
          {permission}\nFor pull requests from forks the token is read-only whatever you add: use the \
-         `workflow_run` pattern (see the README, section \"Fork safety\")."
+         `workflow_run` pattern (see docs/github.md, section \"Fork safety\")."
     )]
     Permission {
         action: String,

@@ -293,14 +293,15 @@ impl Posting<'_> {
     }
 
     /// Decide what can be posted: a client, the PR to comment on, the SHA to check.
+    // Its one caller takes the tuple apart at once; a struct would only name it.
     #[allow(clippy::type_complexity)]
     fn plan(&self) -> Result<(Client, Option<u64>, Option<String>), String> {
         let (ctx, opts) = (self.ctx, self.opts);
         if ctx.is_fork_pr_event() && !opts.allow_fork {
             return Err(format!(
                 "not posting: this `{}` event comes from a fork, so the job ran code from outside the \
-                 repository with a read-only token. Post from a `workflow_run` workflow instead (see the \
-                 README, \"Fork safety\"), or pass --allow-fork.",
+                 repository with a read-only token. Post from a `workflow_run` workflow instead (see \
+                 docs/github.md, \"Fork safety\"), or pass --allow-fork.",
                 ctx.event_name.as_deref().unwrap_or("pull_request")
             ));
         }

@@ -389,7 +389,7 @@ mod tests {
 
     #[test]
     fn names_cannot_mention_embed_or_inject_html() {
-        let mut r = crate::report::sample::report();
+        let mut r = sample::report();
         r.rows[0].model = "@octocat ![t](https://x.test/p.png) [l](https://x.test) <img src=x> <!-- perfgate:ab -->".into();
         r.rows[0].scenario = "s` <b>x</b> | @team".into();
         let md = render_markdown(&r);

@@ -230,7 +230,7 @@ impl<'de> Deserialize<'de> for VocabJson {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = VocabJson;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a map of token to id")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(
@@ -262,7 +262,7 @@ impl<'de> Deserialize<'de> for MergesJson {
                 struct V;
                 impl<'de> serde::de::Visitor<'de> for V {
                     type Value = One;
-                    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                         f.write_str(r#""a b" or ["a", "b"]"#)
                     }
                     fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<One, E> {
@@ -297,7 +297,7 @@ impl<'de> Deserialize<'de> for MergesJson {
         struct V;
         impl<'de> serde::de::Visitor<'de> for V {
             type Value = MergesJson;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a list of merges")
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(

@@ -224,7 +224,7 @@ fn every_shipped_baseline_and_suite_validates_against_the_schema() {
                 .map(|e| format!("{}: {e}", e.instance_path()))
                 .collect();
             assert!(errors.is_empty(), "{}: {errors:#?}", path.display());
-            perfgate::baseline::Baseline::parse(&text, &path.display().to_string()).unwrap();
+            Baseline::parse(&text, &path.display().to_string()).unwrap();
             checked += 1;
         }
     }

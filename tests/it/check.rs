@@ -27,7 +27,7 @@ type ScenarioSpec<'a> = (&'a str, u64, Option<(u64, u64)>);
 
 /// Seed-like records: 6 models × 4 scenarios, one run each.
 fn seed_records() -> Vec<ScenarioResult> {
-    let scenarios: [ScenarioSpec; 4] = [
+    let scenarios: [ScenarioSpec<'_>; 4] = [
         ("random", 2000, Some((1024, 1024))),
         ("random", 2000, Some((2048, 128))),
         ("random", 1000, Some((128, 2048))),

@@ -1,6 +1,6 @@
 //! Decision quality on real GPU launches (tests/data/gpu-llamacpp-h100: llama.cpp with CUDA on
 //! one H100, 8 launches of an unchanged engine and one of an engine with 24 slots instead of 32).
-//! The figures the README reports come from `cargo run --example replay`; these tests pin the
+//! The figures docs/gate.md reports come from `cargo run --example replay`; these tests pin the
 //! verdicts that must hold.
 
 use std::path::{Path, PathBuf};
@@ -124,7 +124,7 @@ fn replayed_false_alarms_stay_at_alpha_and_a_big_slowdown_is_seen() {
     );
     // A doubled prefill TTFT (slot starvation doubled it and more) is caught in most of the
     // 3 × 3 checks on this noisy corpus (65.5 % with learnt noise and the session term, at 0 %
-    // false alarms; README, "Decision quality").
+    // false alarms; docs/gate.md, "Decision quality").
     let ttft = Change::Latency {
         metric: "ttft".into(),
         pct: 100.0,

@@ -703,7 +703,7 @@ fn ctrl_c_mid_scenario_stops_the_engine_and_keeps_the_output() {
     }
     std::thread::sleep(Duration::from_secs(3));
     nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
+        Pid::from_raw(child.id() as i32),
         nix::sys::signal::Signal::SIGINT,
     )
     .unwrap();

@@ -56,11 +56,8 @@ fn temporaries(dir: &Path) -> Vec<String> {
 fn mkfifo(p: &Path) {
     let c = std::ffi::CString::new(p.as_os_str().as_encoded_bytes()).unwrap();
     // SAFETY: a valid C string; mkfifo only reads it.
-    assert_eq!(
-        unsafe { libc::mkfifo(c.as_ptr(), 0o644) },
-        0,
-        "mkfifo {p:?}"
-    );
+    let made = unsafe { libc::mkfifo(c.as_ptr(), 0o644) };
+    assert_eq!(made, 0, "mkfifo {p:?}");
 }
 
 #[test]

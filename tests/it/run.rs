@@ -15,7 +15,7 @@ fn ttft_and_tpot_agree_with_the_server_truth() {
         ..Default::default()
     });
     // A debug build on a shared 2-core machine: 8 streams keep the CPU out of the picture (the
-    // 64-stream, 640-prompt figure is measured with a release build, see the README).
+    // 64-stream, 640-prompt figure is measured with a release build, see docs/run.md).
     let mut cfg = config(&server.url());
     cfg.max_concurrency = Some(8);
     cfg.num_warmups = 8;
@@ -35,7 +35,7 @@ fn ttft_and_tpot_agree_with_the_server_truth() {
         r.stats["median_ttft_ms"], truth.mean_ttft_ms, truth.median_ttft_ms
     );
     // The bound is 3 ms on the mean, met by the release build on the full workload
-    // (figures in the README). This debug test shares two cores with the rest of the suite (and,
+    // (figures in docs/run.md). This debug test shares two cores with the rest of the suite (and,
     // on a developer machine, with builds), where each of the two thread wake-ups outside the
     // server's own window (request in, first chunk out) can cost milliseconds; so it holds the
     // median to 8 ms and the mean to 10 ms: enough to catch a client that adds real latency.

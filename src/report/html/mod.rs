@@ -418,7 +418,7 @@ fn pct_change(a: f64, b: f64) -> Option<f64> {
 }
 
 fn throughput_chart(
-    g: &Grid,
+    g: &Grid<'_>,
     model: &str,
     scenarios: &[String],
 ) -> Result<Option<ChartView>, HtmlError> {
@@ -471,7 +471,7 @@ fn throughput_chart(
 }
 
 fn latency_charts(
-    g: &Grid,
+    g: &Grid<'_>,
     model: &str,
     scenarios: &[String],
 ) -> Result<Vec<ChartView>, HtmlError> {
@@ -511,7 +511,7 @@ fn latency_charts(
 type EngineColumn = (&'static str, &'static str, fn(&[f64]) -> f64, bool);
 
 /// The engine metrics of one model, per side and scenario, over the runs.
-fn engine_table(page: &Page, model: &str, scenarios: &[String]) -> Option<SimpleTable> {
+fn engine_table(page: &Page<'_>, model: &str, scenarios: &[String]) -> Option<SimpleTable> {
     let cols: [EngineColumn; 7] = [
         ("KV cache max", "kv_cache_usage_max", max, true),
         ("KV cache mean", "kv_cache_usage_mean", mean, true),
@@ -623,7 +623,7 @@ fn verdict_table(report: &Report) -> TableView {
 
 /// A comparison table of several sides: headline metrics, each side's value and its change
 /// from the first side.
-fn values_table(g: &Grid) -> TableView {
+fn values_table(g: &Grid<'_>) -> TableView {
     let labels: Vec<&str> = g.page.sides.iter().map(|s| s.label.as_str()).collect();
     let mut headers = vec!["model".to_string(), "scenario".into(), "metric".into()];
     headers.push(labels[0].to_string());
@@ -675,7 +675,7 @@ fn env() -> minijinja::Environment<'static> {
     env
 }
 
-fn side_views(page: &Page) -> Vec<SideView> {
+fn side_views(page: &Page<'_>) -> Vec<SideView> {
     page.sides
         .iter()
         .enumerate()
@@ -688,7 +688,7 @@ fn side_views(page: &Page) -> Vec<SideView> {
 }
 
 /// Render a check page (with a report) or a comparison page (without).
-pub fn render(page: &Page) -> Result<String, HtmlError> {
+pub fn render(page: &Page<'_>) -> Result<String, HtmlError> {
     let g = Grid::new(page);
     let mut models = Vec::new();
     for (model, scenarios) in &g.models {

@@ -146,7 +146,7 @@ fn rows_height(groups: usize, per_group: usize) -> (f64, f64, u32) {
 
 /// Draw a group label right-aligned in the label area, centred on `y_px`.
 fn group_label(
-    root: &DrawingArea<SVGBackend, Shift>,
+    root: &DrawingArea<SVGBackend<'_>, Shift>,
     x_px: i32,
     y_px: i32,
     text: &str,

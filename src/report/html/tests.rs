@@ -184,11 +184,11 @@ fn history_page() {
             let thr = 1000.0 * [1.0, 1.01, 0.99, 1.005, 0.8, 0.81, 0.795, 0.802][i];
             (
                 format!("b{i}.toml"),
-                crate::history::tests::synthetic(&format!("v0.{i}.0"), None, &[thr]),
+                history::tests::synthetic(&format!("v0.{i}.0"), None, &[thr]),
             )
         })
         .collect();
-    let h = crate::history::build(&bs, &[], &crate::gate::GateConfig::default(), 3).unwrap();
+    let h = history::build(&bs, &[], &crate::gate::GateConfig::default(), 3).unwrap();
     let html = render_history(&h, "perfgate history", "2025-01-01 00:00 UTC").unwrap();
     assert_self_contained(&html);
     assert!(html.contains("#5 vllm v0.4.0"), "{}", structure(&html));
