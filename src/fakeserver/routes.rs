@@ -184,7 +184,7 @@ async fn generate(
 ) -> io::Result<bool> {
     let cfg = &shared.cfg;
     let seq = shared.truth.request();
-    let fault = if seq % cfg.fault_every == 0 {
+    let fault = if seq.is_multiple_of(cfg.fault_every) {
         cfg.fault
     } else {
         Fault::None

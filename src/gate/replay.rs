@@ -393,7 +393,7 @@ pub fn replay_ab(
         order.shuffle(&mut rng);
         let mut pair = |p: u32| -> Vec<ScenarioResult> {
             let (first, second) = (order[2 * p as usize], order[2 * p as usize + 1]);
-            let (b, c) = if p % 2 == 0 {
+            let (b, c) = if p.is_multiple_of(2) {
                 (first, second)
             } else {
                 (second, first)

@@ -753,7 +753,7 @@ fn input_len_of_sweep(
     hl: usize,
     warnings: &mut Vec<String>,
 ) -> Result<(Option<u64>, bool), ImportError> {
-    let even = (r.completed > 0 && r.total_input_tokens % r.completed == 0)
+    let even = (r.completed > 0 && r.total_input_tokens.is_multiple_of(r.completed))
         .then(|| r.total_input_tokens / r.completed);
     if let Some((n, line)) = ctx.seq_length {
         if even != Some(n) {

@@ -30,7 +30,7 @@ impl Order {
     /// The arms of pair `p` (0-based) of the `m`-th model, in launch order.
     pub fn arms(self, m: usize, p: u32) -> [Arm; 2] {
         let base_first = match self {
-            Order::Abba => p % 2 == 0,
+            Order::Abba => p.is_multiple_of(2),
             Order::Random(seed) => splitmix(seed ^ ((m as u64) << 32) ^ u64::from(p)) & 1 == 0,
         };
         if base_first {

@@ -343,7 +343,7 @@ fn perfgate_run_against_vllm_completions_chat_and_a_shortened_output() {
     let server_in = num(&v, "total_input_tokens");
     let template = server_in.saturating_sub(PROMPTS * INPUT_LEN);
     assert!(
-        template > 0 && template % PROMPTS == 0,
+        template > 0 && template.is_multiple_of(PROMPTS),
         "template tokens {template}: {v}"
     );
     assert!(stdout.contains("note: input tokens:"), "{stdout}");
