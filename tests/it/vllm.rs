@@ -6,8 +6,8 @@
 //! Every vLLM start costs 35-60 s of the two cores, so the tests share few launches: one server
 //! started here for `perfgate run` (completions, chat, a shortened output, the server
 //! tokenizer), one live `perfgate check` of suites/cpu-vllm.toml, one start that fails, one
-//! vLLM killed mid-scenario; `perfgate ab` against itself and against a slowed vLLM is opt-in
-//! (`PERFGATE_VLLM_AB=1`, see its test).
+//! vLLM killed mid-scenario; `perfgate ab` against itself and against a slowed vLLM is
+//! `#[ignore]`d (run by hand with `--ignored`, see its test).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -541,20 +541,17 @@ const SLOW_CMD: &str = concat!(
 /// vLLM it fails (exit 1) on TTFT or throughput. Every launch costs a vLLM start, so each
 /// comparison gets at most 2 pairs.
 ///
-/// Opt-in (`PERFGATE_VLLM_AB=1`), not yet part of the test command: 263 s at load 2-3 (A/A
-/// passed after 2 pairs, the slowed vLLM failed after 1), but over 15 minutes at load 9-12 on
-/// the shared 2-core machine, where one A/A comparison failed after one pair (candidate TTFT
-/// +348 %, judged with the suite's 15 % prior noise: the other tenants' load, not the engine).
-/// With `PERFGATE_VLLM_AB=1` and no vLLM it fails, as the others do under
-/// `PERFGATE_REQUIRE_ENGINE=1`.
+/// Ignored by the test command (it shows as ignored there, never as a pass), run by hand with
+/// `cargo test --test it -- --ignored vllm::ab_on_vllm`: 263 s at load 2-3 (A/A passed after 2
+/// pairs, the slowed vLLM failed after 1), which the test command's 35-minute budget does not
+/// hold, and over 15 minutes at load 9-12 on the shared 2-core machine, where one A/A comparison
+/// failed after one pair (candidate TTFT +348 %, judged with the suite's 15 % prior noise: the
+/// other tenants' load, not the engine). Without vLLM installed it fails.
 #[test]
+#[ignore = "263 s of vLLM launches: run by hand with --ignored (see its comment)"]
 fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
-    if std::env::var("PERFGATE_VLLM_AB").as_deref() != Ok("1") {
-        eprintln!("skipped: set PERFGATE_VLLM_AB=1 to run `perfgate ab` on real vLLM");
-        return;
-    }
     let Some(inst) = install() else {
-        panic!("PERFGATE_VLLM_AB=1 but vLLM is not installed (scripts/install-vllm.sh)");
+        panic!("vLLM is not installed (scripts/install-vllm.sh)");
     };
     let _serial = crate::support::serial();
     let dir = tempfile::tempdir().unwrap();
