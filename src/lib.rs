@@ -5,7 +5,7 @@
 //!
 //! # Dependency rules
 //! - **Core** (pure: no processes, no network, no tokio/reqwest/octocrab/hyper/nix): [`text`],
-//!   [`record`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`], [`baseline`],
+//!   [`record`], [`export`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`], [`baseline`],
 //!   [`import`], [`gate`], [`history`], [`report`]. Core modules import only core modules.
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
 //!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`github`] (posts what
@@ -28,6 +28,7 @@ pub mod cli;
 pub mod client;
 pub mod dataset;
 pub mod engine;
+pub mod export;
 #[cfg(feature = "fake-server")]
 pub mod fakeserver;
 pub mod gate;

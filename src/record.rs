@@ -1117,6 +1117,8 @@ pub struct RequestRecord {
     pub text: String,
     pub finish_reason: Option<String>,
     pub failure: Option<Failure>,
+    /// The request's own `model` (a LoRA adapter), when it was not the run's.
+    pub model: Option<String>,
 }
 
 impl RequestRecord {

@@ -100,6 +100,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l output-len -d 
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-id-prefix -d 'Each request\'s `x-request-id` header: this prefix and the request\'s index (default: `bench-` and 8 random hex digits and `-`, as vLLM)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-dir -d 'Directory for the result file (default: current directory)' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-filename -d 'Result file name (default: BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed-format -d 'Where `--save-detailed` puts the per-request data, comma-separated: `json` (vLLM\'s arrays in the result JSON), `jsonl` and `csv` (one row per request, in the files RESULT.requests.jsonl and RESULT.requests.csv beside the result file). Implies `--save-detailed`; the files are written even without `--save-result`' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-timeout -d 'Per-request timeout in seconds (default: none)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-skip-chat-template -d 'custom: accepted for vLLM compatibility (vLLM 0.33 spells it `--skip-chat-template`); perfgate never applies a chat template client-side (the chat endpoint applies the server\'s)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-result -d 'Write the result JSON'

@@ -109,6 +109,19 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         output::result_block(&outcome.result, metrics, percentiles)
     );
 
+    let (json_arrays, files) = args.detailed_formats().map_err(anyhow::Error::msg)?;
+    if !files.is_empty() {
+        let date = outcome.result.date.clone().unwrap_or_default();
+        let prefix = cfg.client.request_id_prefix.as_deref();
+        for path in
+            single::save_request_rows(&outcome, &files, &args.result_name().path(&date), prefix)?
+        {
+            eprintln!("perfgate: wrote {}", path.display());
+        }
+    }
+    if !json_arrays {
+        outcome.detailed = None;
+    }
     if args.saves_result() {
         let text = single::result_json(&outcome, args.label.as_deref())?;
         let date = outcome.result.date.clone().unwrap_or_default();

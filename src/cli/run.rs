@@ -201,6 +201,12 @@ pub struct RunArgs {
     /// Add per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts, errors, …).
     #[arg(long)]
     pub save_detailed: bool,
+    /// Where `--save-detailed` puts the per-request data, comma-separated: `json` (vLLM's
+    /// arrays in the result JSON), `jsonl` and `csv` (one row per request, in the files
+    /// RESULT.requests.jsonl and RESULT.requests.csv beside the result file). Implies
+    /// `--save-detailed`; the files are written even without `--save-result`.
+    #[arg(long)]
+    pub save_detailed_format: Option<String>,
     /// Per-request timeout in seconds (default: none).
     #[arg(long, value_parser = num::secs)]
     pub request_timeout: Option<f64>,
@@ -275,8 +281,19 @@ impl RunArgs {
             percentiles: metrics::parse_percentiles(&self.metric_percentiles)
                 .map_err(|e| e.to_string())?,
             goodput: metrics::parse_goodput(&self.goodput).map_err(|e| e.to_string())?,
-            detailed: self.save_detailed,
+            detailed: self.save_detailed || self.save_detailed_format.is_some(),
         })
+    }
+
+    /// `--save-detailed-format`: whether the result JSON gets the per-request arrays, and the
+    /// per-request files to write.
+    pub fn detailed_formats(&self) -> Result<(bool, Vec<crate::export::Format>), String> {
+        match &self.save_detailed_format {
+            None => Ok((self.save_detailed, Vec::new())),
+            Some(s) => {
+                crate::export::parse_formats(s).map_err(|e| format!("--save-detailed-format: {e}"))
+            }
+        }
     }
 
     /// Whether the result JSON is written (`--save-result`, `--append-result`, a file name or
@@ -302,6 +319,7 @@ impl RunArgs {
             return Err("--num-prompts must be at least 1".into());
         }
         crate::client::check_endpoint(&self.endpoint)?;
+        self.detailed_formats()?;
         let mut notes = Vec::new();
         if self.trust_remote_code {
             notes.push(

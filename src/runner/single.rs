@@ -230,6 +230,33 @@ pub fn save_result(path: &Path, text: &str, append: bool) -> std::io::Result<()>
     f.write_all(format!("{sep}{}\n", text.trim_end()).as_bytes())
 }
 
+/// `--save-detailed-format jsonl,csv`: the run's requests, one row each, in the files beside
+/// `result` (its name with `.requests.jsonl` / `.requests.csv` for `.json`). Returns the paths.
+pub fn save_request_rows(
+    outcome: &load::RunOutcome,
+    formats: &[crate::export::Format],
+    result: &Path,
+    request_id_prefix: Option<&str>,
+) -> anyhow::Result<Vec<PathBuf>> {
+    use anyhow::Context;
+    let rows = outcome.detailed.as_ref().map_or(&[][..], |d| &d.rows[..]);
+    let rows = crate::export::rows_with_ids(rows, request_id_prefix);
+    let stem = result.with_extension("");
+    let mut written = Vec::new();
+    for f in formats {
+        let mut name = stem.clone().into_os_string();
+        name.push(format!(".requests.{}", f.extension()));
+        let path = PathBuf::from(name);
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        crate::atomic::write(&path, f.render(&rows))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
 /// Where `--save-result` writes: `--result-filename` (in `--result-dir`), else vLLM's name
 /// `LABEL-RATEqps[-concurrencyN]-MODEL-DATE.json` (the label defaults to the backend).
 pub struct ResultName<'a> {

@@ -11,9 +11,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CORE: [&str; 11] = [
+const CORE: [&str; 12] = [
     "text",
     "record",
+    "export",
     "launch",
     "suite",
     "dataset",

@@ -92,6 +92,7 @@ fn prompt(text: String) -> Prompt {
         text,
         input_len: 2,
         output_len: 3,
+        ..Default::default()
     }
 }
 

@@ -1,0 +1,139 @@
+//! The workloads of `perfgate run` beyond one prompt per request, against the fake server:
+//! per-request export, LoRA adapters, speculative-decoding counters, multi-turn conversations
+//! and timed traces (docs/workloads.md).
+
+use std::path::Path;
+
+use perfgate::fakeserver::{FakeConfig, Fault};
+
+use crate::support::*;
+
+/// `perfgate run` against `url` with the word tokenizer in `dir`, 12 random prompts of 8 tokens
+/// asking for 6, and `extra` flags; panics unless it exits 0. Returns stdout and stderr.
+fn run_ok(url: &str, dir: &Path, extra: &[&str]) -> (String, String) {
+    let tok = word_tokenizer_json(dir);
+    let out = perfgate()
+        .args([
+            "run",
+            "--base-url",
+            url,
+            "--model",
+            "fake-model",
+            "--tokenizer",
+        ])
+        .arg(&tok)
+        .args(["--random-input-len", "8", "--random-output-len", "6"])
+        .args([
+            "--num-prompts",
+            "12",
+            "--max-concurrency",
+            "3",
+            "--seed",
+            "5",
+        ])
+        .args(["--request-id-prefix", "t-", "--no-progress", "--result-dir"])
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+fn read(p: impl AsRef<Path>) -> String {
+    std::fs::read_to_string(p.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", p.as_ref().display()))
+}
+
+#[test]
+fn save_detailed_format_writes_one_row_per_request() {
+    let server = fake(FakeConfig {
+        ttft: ms(5),
+        itl: ms(1),
+        fault: Fault::Http500,
+        fault_every: 4,
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (_, stderr) = run_ok(
+        &server.url(),
+        dir.path(),
+        &[
+            "--result-filename",
+            "r.json",
+            "--save-detailed-format",
+            "jsonl,csv",
+        ],
+    );
+    assert!(stderr.contains("r.requests.jsonl"), "{stderr}");
+    // Without `json` the result JSON (written: --result-dir implies --save-result, as in
+    // vLLM) has no per-request arrays.
+    let v: serde_json::Value = serde_json::from_str(&read(dir.path().join("r.json"))).unwrap();
+    assert!(v.get("ttfts").is_none() && v["completed"] == 9, "{v}");
+    let rows: Vec<serde_json::Value> = read(dir.path().join("r.requests.jsonl"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 12);
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["index"], i);
+        assert_eq!(r["request_id"], format!("t-{i}"));
+        assert_eq!(r["input_len"], 8);
+    }
+    let failed: Vec<_> = rows.iter().filter(|r| !r["error"].is_null()).collect();
+    assert_eq!(failed.len(), 3, "every 4th request fails");
+    for r in &failed {
+        assert!(r["error"].as_str().unwrap().contains("500"), "{r}");
+        assert!(r["ttft"].is_null() && r["latency"].is_null());
+    }
+    for r in rows.iter().filter(|r| r["error"].is_null()) {
+        assert_eq!(r["output_len"], 6);
+        assert_eq!(r["itl"].as_array().unwrap().len(), 5);
+        let (ttft, e2el) = (r["ttft"].as_f64().unwrap(), r["latency"].as_f64().unwrap());
+        assert!(ttft > 0.004 && e2el >= ttft, "{r}");
+        assert!(r["tpot"].as_f64().unwrap() > 0.0);
+    }
+    let csv = read(dir.path().join("r.requests.csv"));
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines.len(), 13);
+    assert!(
+        lines[0].starts_with("request_id,index,model,"),
+        "{}",
+        lines[0]
+    );
+    assert!(lines[1].starts_with("t-0,0,,,,8,"), "{}", lines[1]);
+    assert_eq!(lines.iter().filter(|l| l.contains("500")).count(), 3);
+
+    // `json` keeps vLLM's arrays in the result JSON; without it they are left out.
+    run_ok(
+        &server.url(),
+        dir.path(),
+        &[
+            "--result-filename",
+            "a.json",
+            "--save-detailed-format",
+            "json,csv",
+            "--save-result",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&read(dir.path().join("a.json"))).unwrap();
+    assert_eq!(v["ttfts"].as_array().unwrap().len(), 12);
+    assert!(dir.path().join("a.requests.csv").exists());
+}
+
+#[test]
+fn an_unknown_detailed_format_is_refused_before_the_run() {
+    let out = perfgate()
+        .args(["run", "--model", "m", "--save-detailed-format", "parquet"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--save-detailed-format") && err.contains("parquet"),
+        "{err}"
+    );
+}
