@@ -6,7 +6,7 @@
 //! # Dependency rules
 //! - **Core** (pure: no processes, no network, no tokio/reqwest/octocrab/hyper/nix): [`text`],
 //!   [`record`], [`export`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`], [`baseline`],
-//!   [`import`], [`gate`], [`history`], [`report`]. Core modules import only core modules.
+//!   [`import`], [`workload`], [`gate`], [`history`], [`report`]. Core modules import only core modules.
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
 //!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`github`] (posts what
 //!   [`report`] rendered; never renders), `fakeserver` (the fake engine of tests, benches and
@@ -44,3 +44,4 @@ pub mod runner;
 pub mod suite;
 pub mod text;
 pub mod tokenizer;
+pub mod workload;

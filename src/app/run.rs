@@ -75,6 +75,9 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     for note in &ds.notes {
         eprintln!("perfgate: {note}");
     }
+    let mut prompts = ds.prompts;
+    let lora = (&args.lora_modules, args.lora_assignment);
+    crate::workload::lora::assign(&mut prompts, lora.0, lora.1, args.seed);
     if !server_first {
         ready(false)?;
     }
@@ -91,7 +94,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         ramp.validate().map_err(anyhow::Error::msg)?;
     }
     let progress = Bar::new(!args.no_progress);
-    let mut outcome = match rt.block_on(load::run(&cfg, ds.prompts, &progress)) {
+    let mut outcome = match rt.block_on(load::run(&cfg, prompts, &progress)) {
         Ok(o) => o,
         Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
         Err(e) => return Err(anyhow::Error::new(e)),

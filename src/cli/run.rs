@@ -188,6 +188,13 @@ pub struct RunArgs {
     /// `bench-` and 8 random hex digits and `-`, as vLLM).
     #[arg(long)]
     pub request_id_prefix: Option<String>,
+    /// LoRA adapters the server was started with: each request names one of them as its
+    /// `model` (vLLM's flag; several after one flag).
+    #[arg(long, num_args = 1..)]
+    pub lora_modules: Vec<String>,
+    /// How requests are spread over --lora-modules: random (seeded by --seed) or round-robin.
+    #[arg(long, value_enum, default_value = "random")]
+    pub lora_assignment: crate::workload::lora::LoraAssignment,
     /// Accepted for vLLM compatibility and ignored (with a note): perfgate reads tokenizer.json
     /// files and never runs a model's code.
     #[arg(long)]
@@ -259,6 +266,10 @@ pub struct FakeServerArgs {
     /// Tokens a chat template adds to every chat prompt's usage.prompt_tokens.
     #[arg(long, default_value_t = 0)]
     pub chat_template_tokens: u32,
+    /// LoRA adapters to list at /v1/models and accept as a request's `model` (as vLLM's
+    /// `--lora-modules`); with any, other model names get vLLM's 404.
+    #[arg(long, num_args = 1..)]
+    pub lora_modules: Vec<String>,
 }
 
 impl RunArgs {
@@ -320,6 +331,7 @@ impl RunArgs {
         }
         crate::client::check_endpoint(&self.endpoint)?;
         self.detailed_formats()?;
+        crate::workload::lora::check(&self.lora_modules)?;
         let mut notes = Vec::new();
         if self.trust_remote_code {
             notes.push(

@@ -120,6 +120,10 @@ pub struct FakeConfig {
     pub max_model_len: Option<u32>,
     /// Tokens a chat template adds to every chat prompt (counted in `usage.prompt_tokens`).
     pub chat_template_tokens: u32,
+    /// LoRA adapters served beside the base model (vLLM's `--lora-modules`): listed at
+    /// `/v1/models` with the base model as `parent`, and accepted as a request's `model`. With
+    /// any, a request naming another model gets vLLM's 404.
+    pub lora_modules: Vec<String>,
 }
 
 impl Default for FakeConfig {
@@ -137,6 +141,7 @@ impl Default for FakeConfig {
             api: FakeApi::LlamaCpp,
             max_model_len: None,
             chat_template_tokens: 0,
+            lora_modules: Vec::new(),
         }
     }
 }

@@ -11,10 +11,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const CORE: [&str; 12] = [
+const CORE: [&str; 13] = [
     "text",
     "record",
     "export",
+    "workload",
     "launch",
     "suite",
     "dataset",

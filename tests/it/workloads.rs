@@ -137,3 +137,79 @@ fn an_unknown_detailed_format_is_refused_before_the_run() {
         "{err}"
     );
 }
+
+/// The `model` column of a run's `r.requests.jsonl` in `dir`.
+fn models(dir: &Path) -> Vec<String> {
+    read(dir.join("r.requests.jsonl"))
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert!(v["error"].is_null(), "{v}");
+            v["model"].as_str().unwrap().to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn lora_modules_name_an_adapter_per_request() {
+    let server = fake(FakeConfig {
+        ttft: ms(2),
+        itl: ms(1),
+        api: perfgate::fakeserver::FakeApi::Vllm,
+        lora_modules: vec!["sql-lora".into(), "chat-lora".into()],
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let flags = |how: &'static str| {
+        [
+            "--result-filename",
+            "r.json",
+            "--save-detailed-format",
+            "jsonl",
+            "--lora-assignment",
+            how,
+            "--lora-modules",
+            "sql-lora",
+            "chat-lora",
+        ]
+    };
+    run_ok(&server.url(), dir.path(), &flags("round-robin"));
+    let rr = models(dir.path());
+    for (i, m) in rr.iter().enumerate() {
+        assert_eq!(m, ["sql-lora", "chat-lora"][i % 2]);
+    }
+    // The server saw the adapter as the request's model.
+    let last = server.last_request().unwrap();
+    assert!(last.body["model"].as_str().unwrap().ends_with("-lora"));
+    run_ok(&server.url(), dir.path(), &flags("random"));
+    let random = models(dir.path());
+    assert!(random.iter().any(|m| m == "sql-lora") && random.iter().any(|m| m == "chat-lora"));
+    run_ok(&server.url(), dir.path(), &flags("random"));
+    assert_eq!(models(dir.path()), random, "seeded by --seed");
+
+    // An adapter the server does not serve: vLLM's 404, every request fails (exit 3).
+    let tok = word_tokenizer_json(dir.path());
+    let out = perfgate()
+        .args([
+            "run",
+            "--base-url",
+            &server.url(),
+            "--model",
+            "fake-model",
+            "--tokenizer",
+        ])
+        .arg(&tok)
+        .args([
+            "--num-prompts",
+            "2",
+            "--random-input-len",
+            "4",
+            "--no-progress",
+        ])
+        .args(["--lora-modules", "nope"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("The model `nope` does not exist."), "{err}");
+}

@@ -1,0 +1,5 @@
+//! Workloads beyond one independent prompt per request, as `vllm bench serve` has them: LoRA
+//! adapters chosen per request ([`lora`]), speculative-decoding counters read from the server's
+//! `/metrics` ([`spec_decode`]). Pure: the edges fetch and send.
+
+pub mod lora;
