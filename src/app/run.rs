@@ -94,11 +94,14 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         ramp.validate().map_err(anyhow::Error::msg)?;
     }
     let progress = Bar::new(!args.no_progress);
+    let spec_before = rt.block_on(single::spec_decode_counters(&base_url));
     let mut outcome = match rt.block_on(load::run(&cfg, prompts, &progress)) {
         Ok(o) => o,
         Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
         Err(e) => return Err(anyhow::Error::new(e)),
     };
+    let spec_after = rt.block_on(single::spec_decode_counters(&base_url));
+    let spec = crate::workload::spec_decode::delta(spec_before.as_ref(), spec_after.as_ref());
     outcome.result.metadata = extras.metadata.clone();
     if outcome.warmup_failed > 0 {
         eprintln!(
@@ -107,24 +110,21 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         );
     }
     let (metrics, percentiles) = (&cfg_metrics.percentile_metrics, &cfg_metrics.percentiles);
+    let block = output::result_block(&outcome.result, metrics, percentiles);
     print!(
         "{}",
-        output::result_block(&outcome.result, metrics, percentiles)
+        single::add_spec_decode(block, &mut outcome, spec.as_ref())
     );
 
-    let (json_arrays, files) = args.detailed_formats().map_err(anyhow::Error::msg)?;
-    if !files.is_empty() {
-        let date = outcome.result.date.clone().unwrap_or_default();
-        let prefix = cfg.client.request_id_prefix.as_deref();
-        for path in
-            single::save_request_rows(&outcome, &files, &args.result_name().path(&date), prefix)?
-        {
-            eprintln!("perfgate: wrote {}", path.display());
-        }
-    }
-    if !json_arrays {
-        outcome.detailed = None;
-    }
+    let formats = args.detailed_formats().map_err(anyhow::Error::msg)?;
+    let date = outcome.result.date.clone().unwrap_or_default();
+    let prefix = cfg.client.request_id_prefix.as_deref();
+    single::save_request_rows(
+        &mut outcome,
+        formats,
+        &args.result_name().path(&date),
+        prefix,
+    )?;
     if args.saves_result() {
         let text = single::result_json(&outcome, args.label.as_deref())?;
         let date = outcome.result.date.clone().unwrap_or_default();

@@ -101,6 +101,8 @@ pub struct RunOutcome {
     pub detailed: Option<Detailed>,
     /// Warmup requests that failed (they are not part of the result).
     pub warmup_failed: usize,
+    /// Keys the result JSON has beside the record's (vLLM's `spec_decode_*`).
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -387,6 +389,7 @@ pub async fn run(
         result,
         detailed,
         warmup_failed,
+        extra: serde_json::Map::new(),
     })
 }
 

@@ -3,3 +3,4 @@
 //! `/metrics` ([`spec_decode`]). Pure: the edges fetch and send.
 
 pub mod lora;
+pub mod spec_decode;

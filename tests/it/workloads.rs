@@ -105,7 +105,8 @@ fn save_detailed_format_writes_one_row_per_request() {
         lines[0]
     );
     assert!(lines[1].starts_with("t-0,0,,,,8,"), "{}", lines[1]);
-    assert_eq!(lines.iter().filter(|l| l.contains("500")).count(), 3);
+    // The failed requests' lines end with their error, the others with an empty field.
+    assert_eq!(lines.iter().filter(|l| !l.ends_with(',')).count(), 4);
 
     // `json` keeps vLLM's arrays in the result JSON; without it they are left out.
     run_ok(
@@ -212,4 +213,52 @@ fn lora_modules_name_an_adapter_per_request() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("The model `nope` does not exist."), "{err}");
+}
+
+#[test]
+fn spec_decode_acceptance_comes_from_the_server_s_counters() {
+    let server = fake(FakeConfig {
+        ttft: ms(2),
+        itl: ms(1),
+        api: perfgate::fakeserver::FakeApi::Vllm,
+        spec_decode: Some(perfgate::fakeserver::SpecDecode {
+            num_speculative_tokens: 3,
+            accepted: 2,
+        }),
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    // Counters from before the run are not the run's.
+    run_ok(
+        &server.url(),
+        dir.path(),
+        &["--result-filename", "first.json"],
+    );
+    let (stdout, _) = run_ok(&server.url(), dir.path(), &["--result-filename", "r.json"]);
+    let v: serde_json::Value = serde_json::from_str(&read(dir.path().join("r.json"))).unwrap();
+    // 12 requests of 6 tokens, 3 tokens a step: 2 drafts of 3 tokens each, 2 accepted.
+    assert_eq!(v["spec_decode_num_drafts"], 24, "{v}");
+    assert_eq!(v["spec_decode_draft_tokens"], 72);
+    assert_eq!(v["spec_decode_accepted_tokens"], 48);
+    let rate = v["spec_decode_acceptance_rate"].as_f64().unwrap();
+    assert!((rate - 200.0 / 3.0).abs() < 1e-9, "{rate}");
+    assert_eq!(v["spec_decode_acceptance_length"], 3.0);
+    assert_eq!(
+        v["spec_decode_per_position_acceptance_rates"],
+        serde_json::json!([1.0, 1.0, 0.0])
+    );
+    let block = stdout
+        .find("-------------Speculative Decoding-------------")
+        .unwrap();
+    assert!(stdout[block..].contains("Acceptance rate (%):                     66.67"));
+    assert!(stdout.trim_end().ends_with(&"=".repeat(50)), "{stdout}");
+    assert!(stdout.find("Successful requests:").unwrap() < block);
+
+    // A server without the counters: no keys, no block.
+    drop(server);
+    let plain = fake(FakeConfig::default());
+    let (stdout, _) = run_ok(&plain.url(), dir.path(), &["--result-filename", "p.json"]);
+    let v: serde_json::Value = serde_json::from_str(&read(dir.path().join("p.json"))).unwrap();
+    assert!(v.get("spec_decode_acceptance_rate").is_none(), "{v}");
+    assert!(!stdout.contains("Speculative"));
 }
