@@ -535,6 +535,19 @@ fn fixed(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError
     })
 }
 
+/// Random texts of exactly `lens` tokens each (as the `random` dataset makes them), for
+/// workloads that bring their own lengths (a timed trace). Returns the texts and a note when
+/// the tokenizer needed the fallback.
+pub fn exact_texts(
+    tok: &dyn Tokenize,
+    lens: &[u32],
+    seed: u64,
+) -> Result<(Vec<String>, Option<String>), DatasetError> {
+    let synth = Synth::new(tok, seed)?;
+    let texts = synth.exact_texts(lens, seed)?;
+    Ok((texts, synth.note()))
+}
+
 /// Token-exact text synthesis for one tokenizer.
 struct Synth<'a> {
     tok: &'a dyn Tokenize,

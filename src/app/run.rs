@@ -8,7 +8,6 @@ use anyhow::Context;
 use super::{infra, Exit};
 use crate::cli::run::RunArgs;
 use crate::client::load::{self, LoadError};
-use crate::dataset;
 use crate::report::output;
 use crate::runner::single::{self, Bar, SingleError};
 use crate::tokenizer::TokenizerError;
@@ -70,14 +69,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     let sc = args
         .scenario(cfg_metrics.clone(), Some(tok.clone()))
         .map_err(anyhow::Error::msg)?;
-    let ds = dataset::build(&sc.dataset, tok.as_ref())
-        .with_context(|| format!("dataset `{}`", args.dataset_name.as_str()))?;
-    for note in &ds.notes {
-        eprintln!("perfgate: {note}");
-    }
-    let mut prompts = ds.prompts;
-    let lora = (&args.lora_modules, args.lora_assignment);
-    crate::workload::lora::assign(&mut prompts, lora.0, lora.1, args.seed);
+    let prompts = crate::runner::workload::prompts(&sc.dataset, tok.as_ref(), &args.workload())?;
     if !server_first {
         ready(false)?;
     }

@@ -195,6 +195,11 @@ pub struct RunArgs {
     /// How requests are spread over --lora-modules: random (seeded by --seed) or round-robin.
     #[arg(long, value_enum, default_value = "random")]
     pub lora_assignment: crate::workload::lora::LoraAssignment,
+    /// Replay a timed trace instead of the dataset: JSON Lines of {timestamp (ms),
+    /// input_length, output_length}, as Mooncake's traces; each request is sent at its time
+    /// with a random prompt of its length (see docs/workloads.md).
+    #[arg(long, conflicts_with_all = ["dataset_path", "ramp_up_strategy"])]
+    pub trace: Option<PathBuf>,
     /// Accepted for vLLM compatibility and ignored (with a note): perfgate reads tokenizer.json
     /// files and never runs a model's code.
     #[arg(long)]
@@ -341,6 +346,15 @@ impl RunArgs {
             );
         }
         Ok(notes)
+    }
+
+    /// The workload flags: trace, LoRA adapters.
+    pub fn workload(&self) -> crate::runner::workload::Workload<'_> {
+        crate::runner::workload::Workload {
+            trace: self.trace.as_deref(),
+            lora_modules: &self.lora_modules,
+            lora_assignment: self.lora_assignment,
+        }
     }
 
     /// Where `--save-result` writes.

@@ -263,9 +263,15 @@ pub async fn run(
             "--max-concurrency must be at least 1".into(),
         ));
     }
-    let due = match cfg.ramp_up {
-        Some(ramp) => schedule_ramp(prompts.len(), ramp, cfg.burstiness, cfg.seed)?,
-        None => schedule(prompts.len(), cfg.request_rate, cfg.burstiness, cfg.seed)?,
+    // A timed trace brings its own times (in order); otherwise the seeded schedule.
+    let timed: Option<Vec<Duration>> = prompts
+        .iter()
+        .map(|p| p.arrival.map(|a| Duration::from_secs_f64(a.max(0.0))))
+        .collect();
+    let due = match (&timed, cfg.ramp_up) {
+        (Some(t), _) => t.clone(),
+        (None, Some(ramp)) => schedule_ramp(prompts.len(), ramp, cfg.burstiness, cfg.seed)?,
+        (None, None) => schedule(prompts.len(), cfg.request_rate, cfg.burstiness, cfg.seed)?,
     };
     let client = Arc::new(Client::new(cfg.client.clone())?);
     let prompts = Arc::new(prompts);
@@ -286,7 +292,7 @@ pub async fn run(
     let slots = cfg.max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
     let (tx, mut rx) = mpsc::unbounded_channel::<RequestRecord>();
     let t0 = Instant::now();
-    let finite_rate = !cfg.request_rate.is_inf() || cfg.ramp_up.is_some();
+    let finite_rate = !cfg.request_rate.is_inf() || cfg.ramp_up.is_some() || timed.is_some();
 
     let scheduler = {
         let client = client.clone();

@@ -262,3 +262,100 @@ fn spec_decode_acceptance_comes_from_the_server_s_counters() {
     assert!(v.get("spec_decode_acceptance_rate").is_none(), "{v}");
     assert!(!stdout.contains("Speculative"));
 }
+
+#[test]
+fn a_timed_trace_is_sent_at_its_times() {
+    let server = fake(FakeConfig {
+        ttft: ms(2),
+        itl: ms(1),
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    // Mooncake's lines, out of order; times in ms from 5000.
+    let trace = dir.path().join("trace.jsonl");
+    let lines = [
+        (5600, 5, 4),
+        (5000, 3, 2),
+        (5100, 6, 3),
+        (5250, 2, 5),
+        (6000, 4, 1),
+    ];
+    let text: String = lines
+        .iter()
+        .map(|(t, i, o)| {
+            format!("{{\"timestamp\": {t}, \"input_length\": {i}, \"output_length\": {o}, \"hash_ids\": [1, 2]}}\n")
+        })
+        .collect();
+    std::fs::write(&trace, text).unwrap();
+    let (_, stderr) = run_ok(
+        &server.url(),
+        dir.path(),
+        &[
+            "--trace",
+            trace.to_str().unwrap(),
+            "--result-filename",
+            "r.json",
+            "--save-detailed-format",
+            "jsonl",
+        ],
+    );
+    assert!(
+        stderr.contains("trace: 5 requests over 1.000 s"),
+        "{stderr}"
+    );
+    let rows: Vec<serde_json::Value> = read(dir.path().join("r.requests.jsonl"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let want = [
+        (0.0, 3, 2),
+        (0.1, 6, 3),
+        (0.25, 2, 5),
+        (0.6, 5, 4),
+        (1.0, 4, 1),
+    ];
+    assert_eq!(rows.len(), 5);
+    for (r, (at, input, output)) in rows.iter().zip(want) {
+        assert!(r["error"].is_null(), "{r}");
+        assert_eq!(
+            (r["input_len"].as_u64(), r["output_len"].as_u64()),
+            (Some(input), Some(output)),
+            "{r}"
+        );
+        let due = r["scheduled_time"].as_f64().unwrap();
+        assert!((due - at).abs() < 1e-9, "{r}");
+        let late = r["start_time"].as_f64().unwrap() - due;
+        assert!((0.0..0.2).contains(&late), "sent {late} s late: {r}");
+    }
+    let v: serde_json::Value = serde_json::from_str(&read(dir.path().join("r.json"))).unwrap();
+    assert!(v["duration"].as_f64().unwrap() >= 1.0, "{v}");
+    assert_eq!(v["total_input_tokens"], 20);
+
+    // A bad line: the file and the line, exit 2.
+    std::fs::write(
+        &trace,
+        "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1}\n{\"timestamp\": 1}\n",
+    )
+    .unwrap();
+    let tok = word_tokenizer_json(dir.path());
+    let out = perfgate()
+        .args([
+            "run",
+            "--base-url",
+            &server.url(),
+            "--model",
+            "fake-model",
+            "--tokenizer",
+        ])
+        .arg(&tok)
+        .arg("--trace")
+        .arg(&trace)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{}:2: no `input_length`", trace.display())),
+        "{err}"
+    );
+}
