@@ -1119,6 +1119,8 @@ pub struct RequestRecord {
     pub failure: Option<Failure>,
     /// The request's own `model` (a LoRA adapter), when it was not the run's.
     pub model: Option<String>,
+    /// The conversation and turn (from 0) of a multi-turn run.
+    pub turn: Option<(u32, u32)>,
 }
 
 impl RequestRecord {

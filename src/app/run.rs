@@ -69,7 +69,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     let sc = args
         .scenario(cfg_metrics.clone(), Some(tok.clone()))
         .map_err(anyhow::Error::msg)?;
-    let prompts = crate::runner::workload::prompts(&sc.dataset, tok.as_ref(), &args.workload())?;
+    let work = crate::runner::workload::work(&sc.dataset, tok.as_ref(), &args.workload())?;
     if !server_first {
         ready(false)?;
     }
@@ -87,7 +87,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     }
     let progress = Bar::new(!args.no_progress);
     let spec_before = rt.block_on(single::spec_decode_counters(&base_url));
-    let mut outcome = match rt.block_on(load::run(&cfg, prompts, &progress)) {
+    let mut outcome = match rt.block_on(load::run_work(&cfg, work, &progress)) {
         Ok(o) => o,
         Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
         Err(e) => return Err(anyhow::Error::new(e)),

@@ -200,6 +200,14 @@ pub struct RunArgs {
     /// with a random prompt of its length (see docs/workloads.md).
     #[arg(long, conflicts_with_all = ["dataset_path", "ramp_up_strategy"])]
     pub trace: Option<PathBuf>,
+    /// Play the ShareGPT dataset's conversations turn by turn on the chat endpoint: each turn
+    /// is sent after the previous answer, with the conversation so far (--num-prompts counts
+    /// conversations; see docs/workloads.md).
+    #[arg(long, conflicts_with = "trace")]
+    pub multi_turn: bool,
+    /// --multi-turn: at most this many turns of each conversation.
+    #[arg(long, requires = "multi_turn", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_turns: Option<u64>,
     /// Accepted for vLLM compatibility and ignored (with a note): perfgate reads tokenizer.json
     /// files and never runs a model's code.
     #[arg(long)]
@@ -337,6 +345,13 @@ impl RunArgs {
         crate::client::check_endpoint(&self.endpoint)?;
         self.detailed_formats()?;
         crate::workload::lora::check(&self.lora_modules)?;
+        if self.multi_turn && !self.endpoint.contains("chat") {
+            return Err(
+                "--multi-turn sends the conversation as chat messages: pass \
+                        --endpoint /v1/chat/completions"
+                    .into(),
+            );
+        }
         let mut notes = Vec::new();
         if self.trust_remote_code {
             notes.push(
@@ -354,6 +369,8 @@ impl RunArgs {
             trace: self.trace.as_deref(),
             lora_modules: &self.lora_modules,
             lora_assignment: self.lora_assignment,
+            multi_turn: self.multi_turn,
+            max_turns: self.max_turns.map(|n| n as usize),
         }
     }
 

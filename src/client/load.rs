@@ -16,6 +16,8 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Gamma};
 use tokio::sync::{mpsc, Semaphore};
 
+use crate::client::conversation::TurnTtft;
+pub use crate::client::conversation::Work;
 use crate::client::{Client, ClientConfig, ClientError};
 use crate::dataset::Prompt;
 use crate::metrics::{Accumulator, Detailed, MetricsConfig};
@@ -255,7 +257,17 @@ pub async fn run(
     prompts: Vec<Prompt>,
     progress: &dyn Progress,
 ) -> Result<RunOutcome, LoadError> {
-    if prompts.is_empty() {
+    run_work(cfg, Work::Prompts(Arc::new(prompts)), progress).await
+}
+
+/// [`run`] for any [`Work`]: prompts, or conversations (whose items are scheduled as
+/// conversations, their later turns sent as the answers arrive).
+pub async fn run_work(
+    cfg: &RunConfig,
+    work: Work,
+    progress: &dyn Progress,
+) -> Result<RunOutcome, LoadError> {
+    if work.requests() == 0 {
         return Err(LoadError::NoPrompts);
     }
     if cfg.max_concurrency == Some(0) {
@@ -264,25 +276,29 @@ pub async fn run(
         ));
     }
     // A timed trace brings its own times (in order); otherwise the seeded schedule.
-    let timed: Option<Vec<Duration>> = prompts
-        .iter()
-        .map(|p| p.arrival.map(|a| Duration::from_secs_f64(a.max(0.0))))
-        .collect();
+    let timed: Option<Vec<Duration>> = match &work {
+        Work::Prompts(p) => p
+            .iter()
+            .map(|p| p.arrival.map(|a| Duration::from_secs_f64(a.max(0.0))))
+            .collect(),
+        Work::Conversations(_) => None,
+    };
+    let items = work.items();
     let due = match (&timed, cfg.ramp_up) {
         (Some(t), _) => t.clone(),
-        (None, Some(ramp)) => schedule_ramp(prompts.len(), ramp, cfg.burstiness, cfg.seed)?,
-        (None, None) => schedule(prompts.len(), cfg.request_rate, cfg.burstiness, cfg.seed)?,
+        (None, Some(ramp)) => schedule_ramp(items, ramp, cfg.burstiness, cfg.seed)?,
+        (None, None) => schedule(items, cfg.request_rate, cfg.burstiness, cfg.seed)?,
     };
     let client = Arc::new(Client::new(cfg.client.clone())?);
-    let prompts = Arc::new(prompts);
 
     let warmup_failed = if cfg.num_warmups > 0 {
+        let prompts = work.warmup_prompts();
         warmup(&client, &prompts, cfg.num_warmups, cfg.max_concurrency).await
     } else {
         0
     };
 
-    let n = prompts.len();
+    let n = work.requests();
     let in_flight = cfg.max_concurrency.unwrap_or(n).min(n);
     raise_open_files_limit(in_flight);
     if cfg.client.keep_alive {
@@ -296,7 +312,7 @@ pub async fn run(
 
     let scheduler = {
         let client = client.clone();
-        let prompts = prompts.clone();
+        let firsts = work.first_indices();
         async move {
             for (i, offset) in due.into_iter().enumerate() {
                 // With rate inf a request is due when it is sent (like vLLM); otherwise at its
@@ -305,16 +321,8 @@ pub async fn run(
                 if let Some(due) = scheduled {
                     tokio::time::sleep_until(tokio::time::Instant::from_std(due)).await;
                 }
-                let permit = match &slots {
-                    Some(s) => Some(s.clone().acquire_owned().await.expect("never closed")),
-                    None => None,
-                };
-                let (client, prompts, tx) = (client.clone(), prompts.clone(), tx.clone());
-                tokio::spawn(async move {
-                    let rec = client.send(i as u32, &prompts[i], t0, scheduled).await;
-                    drop(permit);
-                    let _ = tx.send(rec);
-                });
+                let at = (&client, t0, scheduled);
+                work.dispatch(i, firsts[i], at, &slots, &tx).await;
             }
             drop(tx);
         }
@@ -350,17 +358,19 @@ pub async fn run(
     };
     let collector = async {
         let mut elapsed = Duration::ZERO;
+        let mut by_turn = TurnTtft::default();
         while let Some(rec) = rx.recv().await {
             elapsed = t0.elapsed();
+            by_turn.add(&rec);
             progress.request_done(rec.ok());
             let _ = fold_tx.send(rec);
         }
         drop(fold_tx);
         let acc = acc_rx.await;
-        (acc, elapsed)
+        (acc, elapsed, by_turn)
     };
 
-    let ((), (acc, elapsed)) = tokio::join!(scheduler, collector);
+    let ((), (acc, elapsed, by_turn)) = tokio::join!(scheduler, collector);
     progress.finish();
     let _ = folder.join();
     let acc = acc.map_err(|_| LoadError::Config("the folding thread failed".into()))?;
@@ -395,7 +405,11 @@ pub async fn run(
         result,
         detailed,
         warmup_failed,
-        extra: serde_json::Map::new(),
+        extra: by_turn
+            .means()
+            .map(|m| ("mean_ttft_ms_by_turn".to_string(), m.into()))
+            .into_iter()
+            .collect(),
     })
 }
 

@@ -9,6 +9,7 @@
 
 pub mod body;
 pub mod chunk;
+pub mod conversation;
 pub mod h1;
 pub mod load;
 pub mod sse;

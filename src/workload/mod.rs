@@ -3,6 +3,7 @@
 //! `/metrics` ([`spec_decode`]), timed traces replayed at their own times ([`trace`]). Pure:
 //! the edges fetch and send.
 
+pub mod conversation;
 pub mod lora;
 pub mod spec_decode;
 pub mod trace;

@@ -359,3 +359,124 @@ fn a_timed_trace_is_sent_at_its_times() {
         "{err}"
     );
 }
+
+#[test]
+fn multi_turn_sends_each_turn_after_the_answer_with_the_history() {
+    let server = fake(FakeConfig {
+        ttft: ms(20),
+        itl: ms(1),
+        ..Default::default()
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let conv = |turns: &[(&str, &str)]| {
+        let msgs: Vec<serde_json::Value> = turns
+            .iter()
+            .flat_map(|(q, a)| {
+                [
+                    serde_json::json!({"from": "human", "value": q}),
+                    serde_json::json!({"from": "gpt", "value": a}),
+                ]
+            })
+            .collect();
+        serde_json::json!({"id": "x", "conversations": msgs})
+    };
+    let file = dir.path().join("conv.json");
+    let data = serde_json::json!([
+        conv(&[
+            ("alpha beta", "tok tok tok"),
+            ("gamma", "tok tok"),
+            ("delta eps zeta", "tok")
+        ]),
+        conv(&[("eta", "tok tok tok tok"), ("alpha", "tok tok")]),
+        conv(&[("beta gamma delta", "tok tok")]),
+    ]);
+    std::fs::write(&file, data.to_string()).unwrap();
+    let args = [
+        "--dataset-name",
+        "sharegpt",
+        "--dataset-path",
+        file.to_str().unwrap(),
+        "--multi-turn",
+        "--endpoint",
+        "/v1/chat/completions",
+        "--result-filename",
+        "r.json",
+        "--save-detailed-format",
+        "jsonl",
+    ];
+    let (_, stderr) = run_ok(&server.url(), dir.path(), &args);
+    assert!(
+        stderr.contains("multi-turn: 3 conversations, 6 turns"),
+        "{stderr}"
+    );
+    let rows: Vec<serde_json::Value> = read(dir.path().join("r.requests.jsonl"))
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(rows.len(), 6);
+    // Each conversation by its number of turns: (input, output) per turn. A turn's input is its
+    // message plus every earlier message, the server's answers included.
+    let want: [&[(u64, u64)]; 3] = [&[(3, 2)], &[(1, 4), (6, 2)], &[(2, 3), (6, 2), (11, 1)]];
+    let mut seen = 0;
+    for c in 0..3 {
+        let turns: Vec<&serde_json::Value> =
+            rows.iter().filter(|r| r["conversation"] == c).collect();
+        let want = want[turns.len() - 1];
+        for (t, (r, (input, output))) in turns.iter().zip(want).enumerate() {
+            assert_eq!(r["turn"], t, "{r}");
+            assert!(r["error"].is_null(), "{r}");
+            assert_eq!(
+                (r["input_len"].as_u64(), r["output_len"].as_u64()),
+                (Some(*input), Some(*output)),
+                "{r}"
+            );
+            assert!(
+                r["ttft"].as_f64().unwrap() >= 0.019,
+                "each turn has its own TTFT: {r}"
+            );
+            if t > 0 {
+                let prev = turns[t - 1];
+                let answered =
+                    prev["start_time"].as_f64().unwrap() + prev["latency"].as_f64().unwrap();
+                assert!(
+                    r["start_time"].as_f64().unwrap() >= answered - 1e-6,
+                    "{prev}\n{r}"
+                );
+            }
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 6);
+    let v: serde_json::Value = serde_json::from_str(&read(dir.path().join("r.json"))).unwrap();
+    // The server counted every message of every turn: the same 29 tokens.
+    assert_eq!(v["total_input_tokens"], 29, "{v}");
+    assert_eq!(v["total_input_tokens_client"], 29);
+    assert_eq!(v["mean_ttft_ms_by_turn"].as_array().unwrap().len(), 3);
+    let last = server.last_request().unwrap();
+    let roles: Vec<&str> = last.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles.len() % 2, 1, "{roles:?}");
+    assert!(
+        roles.iter().step_by(2).all(|r| *r == "user")
+            && roles.iter().skip(1).step_by(2).all(|r| *r == "assistant")
+    );
+
+    // Chat only.
+    let out = perfgate()
+        .args([
+            "run",
+            "--model",
+            "m",
+            "--multi-turn",
+            "--dataset-name",
+            "sharegpt",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--endpoint /v1/chat/completions"));
+}
