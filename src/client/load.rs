@@ -331,31 +331,11 @@ pub async fn run_work(
     // Folding a record (histograms, and re-tokenizing its text when the server sent no usage or
     // with --retokenize) runs on a thread of its own, so the thread that reads the sockets and
     // takes the timestamps does nothing else.
-    let (fold_tx, fold_rx) = std::sync::mpsc::channel::<RequestRecord>();
-    let (acc_tx, acc_rx) = tokio::sync::oneshot::channel::<Accumulator>();
-    let folder = {
-        let metrics = cfg.metrics.clone();
-        let tokenizer = cfg.tokenizer.clone();
-        let retokenize = cfg.retokenize;
-        std::thread::Builder::new()
-            .name("perfgate-fold".into())
-            .spawn(move || {
-                let mut acc = Accumulator::new(metrics);
-                for rec in fold_rx {
-                    let retok = match &tokenizer {
-                        Some(tok)
-                            if rec.ok() && (retokenize || rec.usage_output_tokens.is_none()) =>
-                        {
-                            tok.encode(&rec.text).ok().map(|ids| ids.len() as u32)
-                        }
-                        _ => None,
-                    };
-                    acc.add(&rec, retok);
-                }
-                let _ = acc_tx.send(acc);
-            })
-            .map_err(|e| LoadError::Config(format!("cannot start the folding thread: {e}")))?
-    };
+    let Folding {
+        tx: fold_tx,
+        thread: folder,
+        acc: acc_rx,
+    } = start_folding(cfg)?;
     let collector = async {
         let mut elapsed = Duration::ZERO;
         let mut by_turn = TurnTtft::default();
@@ -388,6 +368,58 @@ pub async fn run_work(
         });
     }
 
+    let mut outcome = outcome(cfg, acc, elapsed);
+    outcome.warmup_failed = warmup_failed;
+    if let Some(m) = by_turn.means() {
+        outcome
+            .extra
+            .insert("mean_ttft_ms_by_turn".into(), m.into());
+    }
+    Ok(outcome)
+}
+
+/// Start the thread that folds records into the metrics (histograms, and re-tokenizing a text when
+/// the server sent no usage or with --retokenize), so the thread that reads the sockets and
+/// takes the timestamps does nothing else. Send it records, then drop the sender; the
+/// accumulator comes back on the receiver.
+fn start_folding(cfg: &RunConfig) -> Result<Folding, LoadError> {
+    let (fold_tx, fold_rx) = std::sync::mpsc::channel::<RequestRecord>();
+    let (acc_tx, acc_rx) = tokio::sync::oneshot::channel::<Accumulator>();
+    let metrics = cfg.metrics.clone();
+    let tokenizer = cfg.tokenizer.clone();
+    let retokenize = cfg.retokenize;
+    let folder = std::thread::Builder::new()
+        .name("perfgate-fold".into())
+        .spawn(move || {
+            let mut acc = Accumulator::new(metrics);
+            for rec in fold_rx {
+                let retok = match &tokenizer {
+                    Some(tok) if rec.ok() && (retokenize || rec.usage_output_tokens.is_none()) => {
+                        tok.encode(&rec.text).ok().map(|ids| ids.len() as u32)
+                    }
+                    _ => None,
+                };
+                acc.add(&rec, retok);
+            }
+            let _ = acc_tx.send(acc);
+        })
+        .map_err(|e| LoadError::Config(format!("cannot start the folding thread: {e}")))?;
+    Ok(Folding {
+        tx: fold_tx,
+        thread: folder,
+        acc: acc_rx,
+    })
+}
+
+/// The folding thread of a run: where to send records, the thread, and its accumulator.
+struct Folding {
+    tx: std::sync::mpsc::Sender<RequestRecord>,
+    thread: std::thread::JoinHandle<()>,
+    acc: tokio::sync::oneshot::Receiver<Accumulator>,
+}
+
+/// The outcome of a run that measured something: the record, its statistics from `acc`.
+fn outcome(cfg: &RunConfig, acc: Accumulator, elapsed: Duration) -> RunOutcome {
     let mut result = ScenarioResult {
         date: Some(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string()),
         backend: Some(cfg.backend.clone()),
@@ -401,16 +433,12 @@ pub async fn run_work(
         ..Default::default()
     };
     let detailed = acc.finish(elapsed.as_secs_f64(), &mut result);
-    Ok(RunOutcome {
+    RunOutcome {
         result,
         detailed,
-        warmup_failed,
-        extra: by_turn
-            .means()
-            .map(|m| ("mean_ttft_ms_by_turn".to_string(), m.into()))
-            .into_iter()
-            .collect(),
-    })
+        warmup_failed: 0,
+        extra: serde_json::Map::new(),
+    }
 }
 
 /// Make room for `connections` sockets: raise the soft limit on open files towards the hard
