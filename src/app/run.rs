@@ -105,7 +105,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     let block = output::result_block(&outcome.result, metrics, percentiles);
     print!(
         "{}",
-        single::add_spec_decode(block, &mut outcome, spec.as_ref())
+        single::add_workload_sections(block, &mut outcome, spec.as_ref())
     );
 
     let formats = args.detailed_formats().map_err(anyhow::Error::msg)?;

@@ -251,23 +251,36 @@ pub async fn spec_decode_counters(base_url: &str) -> Option<spec_decode::Counter
     spec_decode::parse(&text)
 }
 
-/// The speculative-decoding statistics of a run: printed inside the result block (before its
-/// closing line, where vLLM prints them) and kept under vLLM's keys for the result JSON.
-pub fn add_spec_decode(
+/// The workloads' sections of the result block, before its closing line (where vLLM prints
+/// its speculative-decoding section): the mean TTFT of each turn of a multi-turn run, and the
+/// speculative-decoding statistics, which are also kept under vLLM's keys for the result JSON.
+pub fn add_workload_sections(
     block: String,
     outcome: &mut load::RunOutcome,
     stats: Option<&spec_decode::Stats>,
 ) -> String {
-    let Some(s) = stats else {
-        return block;
-    };
-    if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(s) {
-        outcome.extra.extend(m);
+    let mut sections = String::new();
+    if let Some(turns) = outcome
+        .extra
+        .get("mean_ttft_ms_by_turn")
+        .and_then(|t| t.as_array())
+    {
+        sections += &format!("{:-^50}\n", "Multi-turn Time to First Token");
+        for (i, ms) in turns.iter().enumerate() {
+            let label = format!("Mean TTFT, turn {i} (ms):");
+            sections += &format!("{label:<40} {:<10.2}\n", ms.as_f64().unwrap_or(0.0));
+        }
+    }
+    if let Some(s) = stats {
+        if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(s) {
+            outcome.extra.extend(m);
+        }
+        sections += &spec_decode::block(s);
     }
     let end = format!("{}\n", "=".repeat(50));
     match block.strip_suffix(&end) {
-        Some(head) => format!("{head}{}{end}", spec_decode::block(s)),
-        None => block + &spec_decode::block(s),
+        Some(head) => format!("{head}{sections}{end}"),
+        None => block + &sections,
     }
 }
 

@@ -404,7 +404,9 @@ fn multi_turn_sends_each_turn_after_the_answer_with_the_history() {
         "--save-detailed-format",
         "jsonl",
     ];
-    let (_, stderr) = run_ok(&server.url(), dir.path(), &args);
+    let (stdout, stderr) = run_ok(&server.url(), dir.path(), &args);
+    assert!(stdout.contains("Mean TTFT, turn 2 (ms):"), "{stdout}");
+    assert!(stdout.trim_end().ends_with(&"=".repeat(50)), "{stdout}");
     assert!(
         stderr.contains("multi-turn: 3 conversations, 6 turns"),
         "{stderr}"
