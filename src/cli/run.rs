@@ -363,7 +363,7 @@ impl RunArgs {
         Ok(notes)
     }
 
-    /// The workload flags: trace, LoRA adapters.
+    /// The workload flags: trace, multi-turn conversations, LoRA adapters.
     pub fn workload(&self) -> crate::runner::workload::Workload<'_> {
         crate::runner::workload::Workload {
             trace: self.trace.as_deref(),
