@@ -32,14 +32,29 @@ pub use crate::record::DatasetName;
 use crate::record::RangeConvention;
 use crate::tokenizer::{Tokenize, TokenizerError};
 
-/// One request's prompt. For the chat endpoint the text becomes a single user message.
-#[derive(Debug, Clone, PartialEq)]
+/// One request's prompt. For the chat endpoint the text becomes a single user message (or the
+/// last one after `history`).
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Prompt {
     pub text: String,
     /// Prompt length in tokens for the tokenizer used.
     pub input_len: u32,
     /// Requested output length (`max_tokens`).
     pub output_len: u32,
+    /// The `model` field of this request, when it is not the run's (a LoRA adapter, vLLM's
+    /// `--lora-modules`).
+    pub model: Option<String>,
+    /// Earlier turns of a conversation, sent as chat messages before `text` (multi-turn).
+    pub history: Vec<ChatMessage>,
+    /// When the request is due, in seconds from the start of the run (a timed trace).
+    pub arrival: Option<f64>,
+}
+
+/// One chat message of a conversation's history.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ChatMessage {
+    pub role: String,
+    pub content: String,
 }
 
 /// The `prefix_repetition` dataset's shape (vLLM's defaults: 256, 256, 10, 128).
@@ -309,6 +324,7 @@ fn prefix_repetition(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, 
             text,
             input_len: pr.prefix_len + pr.suffix_len,
             output_len: pr.output_len,
+            ..Default::default()
         })
         .collect();
     // Prefix i % k for prompt i, then a seeded shuffle (vLLM shuffles too): the server sees
@@ -388,6 +404,7 @@ fn custom(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetErro
             text: prompt.clone(),
             input_len: u32::try_from(n).unwrap_or(u32::MAX),
             output_len: spec.custom_output_len,
+            ..Default::default()
         });
     }
     let mut notes = vec![format!(
@@ -460,6 +477,7 @@ fn random(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetErro
             text,
             input_len: input_len + spec.random_prefix_len,
             output_len,
+            ..Default::default()
         })
         .collect();
     let mut prefix_note = None;
@@ -504,6 +522,7 @@ fn fixed(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError
         text,
         input_len: spec.random_input_len,
         output_len: spec.random_output_len,
+        ..Default::default()
     };
     let mut notes = vec![format!(
         "fixed: one prompt of {} tokens repeated {} times, output {} tokens, seed {}",
@@ -514,6 +533,19 @@ fn fixed(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError
         prompts: vec![prompt; spec.num_prompts],
         notes,
     })
+}
+
+/// Random texts of exactly `lens` tokens each (as the `random` dataset makes them), for
+/// workloads that bring their own lengths (a timed trace). Returns the texts and a note when
+/// the tokenizer needed the fallback.
+pub fn exact_texts(
+    tok: &dyn Tokenize,
+    lens: &[u32],
+    seed: u64,
+) -> Result<(Vec<String>, Option<String>), DatasetError> {
+    let synth = Synth::new(tok, seed)?;
+    let texts = synth.exact_texts(lens, seed)?;
+    Ok((texts, synth.note()))
 }
 
 /// Token-exact text synthesis for one tokenizer.
@@ -1031,6 +1063,7 @@ fn sharegpt(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetEr
                 text: prompt.clone(),
                 input_len: in_len as u32,
                 output_len: out_len as u32,
+                ..Default::default()
             });
         }
     }
@@ -1142,6 +1175,7 @@ fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError
             text: row.prompt.clone(),
             input_len: n as u32,
             output_len: row.output_len,
+            ..Default::default()
         });
     }
     let mut notes = vec![format!(

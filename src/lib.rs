@@ -7,9 +7,9 @@
 //! Four layers; a module imports only modules of its own layer or a lower one.
 //! - **Core** (pure: no processes, no network, no terminal, no flags; never names
 //!   tokio/reqwest/hyper/http/octocrab/nix/libc/socket2/indicatif/clap): [`text`], [`redact`],
-//!   [`record`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`], [`baseline`],
-//!   [`import`], [`gate`], [`history`], [`report`]. One counted exception: [`record`] derives
-//!   `clap::ValueEnum` for the enums the flags take as values.
+//!   [`record`], [`export`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`],
+//!   [`baseline`], [`import`], [`workload`], [`gate`], [`history`], [`report`]. One counted
+//!   exception: [`record`] derives `clap::ValueEnum` for the enums the flags take as values.
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
 //!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`github`] (posts what
 //!   [`report`] rendered; never renders), [`atomic`] (whole-file writes, SIGXFSZ), `fakeserver`
@@ -34,6 +34,7 @@ pub mod cli;
 pub mod client;
 pub mod dataset;
 pub mod engine;
+pub mod export;
 #[cfg(feature = "fake-server")]
 pub mod fakeserver;
 pub mod gate;
@@ -49,3 +50,4 @@ pub mod runner;
 pub mod suite;
 pub mod text;
 pub mod tokenizer;
+pub mod workload;

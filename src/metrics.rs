@@ -149,6 +149,10 @@ pub struct Detailed {
     /// by-kind counts of the record are `errors_by_kind`.
     #[serde(rename = "errors")]
     pub request_errors: Vec<String>,
+    /// The same requests row by row, for `--save-detailed-format jsonl,csv` (not part of the
+    /// result JSON).
+    #[serde(skip)]
+    pub rows: Vec<crate::export::RequestRow>,
 }
 
 /// Summary statistics of one distribution, in milliseconds.
@@ -360,16 +364,8 @@ impl Accumulator {
                     count: 1,
                     first_message: f.message.clone(),
                 });
-            if let Some(d) = &mut self.detailed {
-                d.input_lens.push(r.input_len);
-                d.output_lens.push(0);
-                d.ttfts.push(0.0);
-                d.itls.push(Vec::new());
-                d.start_times.push(r.sent.as_secs_f64());
-                d.generated_texts.push(String::new());
-                d.request_errors
-                    .push(format!("{}: {}", f.kind.key(), f.message));
-            }
+            let error = format!("{}: {}", f.kind.key(), f.message);
+            self.keep_detailed(r, None, Some(error));
             return;
         }
         self.completed += 1;
@@ -451,16 +447,53 @@ impl Accumulator {
             *c += 1;
         }
 
-        if let Some(d) = &mut self.detailed {
-            d.input_lens.push(r.input_len);
-            d.output_lens.push(output);
-            d.ttfts.push(ttft);
-            d.itls
-                .push(r.itl_ns.iter().map(|&g| g as f64 / 1e9).collect());
-            d.start_times.push(r.sent.as_secs_f64());
-            d.generated_texts.push(r.text.clone());
-            d.request_errors.push(String::new());
-        }
+        let tpot = (output > 1).then_some(tpot);
+        self.keep_detailed(r, Some((output, ttft, tpot, e2el)), None);
+    }
+
+    /// Keep a request in the per-request arrays and rows (`--save-detailed`): `done` holds the
+    /// output tokens, TTFT, TPOT and end-to-end latency of a success; `error` says why it failed.
+    fn keep_detailed(
+        &mut self,
+        r: &RequestRecord,
+        done: Option<(u32, f64, Option<f64>, f64)>,
+        error: Option<String>,
+    ) {
+        let Some(d) = &mut self.detailed else {
+            return;
+        };
+        let itl: Vec<f64> = r.itl_ns.iter().map(|&g| g as f64 / 1e9).collect();
+        let output = done.map_or(0, |d| d.0);
+        d.input_lens.push(r.input_len);
+        d.output_lens.push(output);
+        d.ttfts.push(done.map_or(0.0, |d| d.1));
+        d.itls.push(if done.is_some() {
+            itl.clone()
+        } else {
+            Vec::new()
+        });
+        d.start_times.push(r.sent.as_secs_f64());
+        d.generated_texts.push(match done {
+            Some(_) => r.text.clone(),
+            None => String::new(),
+        });
+        d.request_errors.push(error.clone().unwrap_or_default());
+        d.rows.push(crate::export::RequestRow {
+            index: r.index,
+            request_id: None,
+            model: r.model.clone(),
+            conversation: r.turn.map(|t| t.0),
+            turn: r.turn.map(|t| t.1),
+            input_len: r.input_len,
+            output_len: output,
+            ttft: done.map(|d| d.1),
+            tpot: done.and_then(|d| d.2),
+            itl,
+            latency: done.map(|d| d.3),
+            start_time: r.sent.as_secs_f64(),
+            scheduled_time: r.scheduled.as_secs_f64(),
+            error,
+        });
     }
 
     fn bucket_tokens(&mut self, t_ns: u64, weight: f64) {

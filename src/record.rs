@@ -1117,6 +1117,10 @@ pub struct RequestRecord {
     pub text: String,
     pub finish_reason: Option<String>,
     pub failure: Option<Failure>,
+    /// The request's own `model` (a LoRA adapter), when it was not the run's.
+    pub model: Option<String>,
+    /// The conversation and turn (from 0) of a multi-turn run.
+    pub turn: Option<(u32, u32)>,
 }
 
 impl RequestRecord {

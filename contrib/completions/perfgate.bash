@@ -1093,7 +1093,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__fake__subcmd__server)
-            opts="-h --port --ttft-ms --itl-ms --tokens-per-chunk --no-usage --fault --fault-every --model --api --max-model-len --chat-template-tokens --help"
+            opts="-h --port --ttft-ms --itl-ms --tokens-per-chunk --no-usage --fault --fault-every --model --api --max-model-len --chat-template-tokens --lora-modules --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1136,6 +1136,10 @@ _perfgate() {
                     return 0
                     ;;
                 --chat-template-tokens)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lora-modules)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1625,7 +1629,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__run)
-            opts="-h --base-url --host --port --endpoint --backend --model --served-model-name --tokenizer --dataset-name --dataset-path --num-prompts --random-input-len --random-output-len --random-range-ratio --random-prefix-len --range-convention --sharegpt-output-len --prefix-repetition-prefix-len --prefix-repetition-suffix-len --prefix-repetition-num-prefixes --prefix-repetition-output-len --custom-output-len --custom-skip-chat-template --request-rate --burstiness --ramp-up-strategy --ramp-up-start-rps --ramp-up-end-rps --max-concurrency --num-warmups --seed --ignore-eos --temperature --top-p --top-k --min-p --frequency-penalty --presence-penalty --repetition-penalty --extra-body --header --metadata --ready-check-timeout-sec --percentile-metrics --metric-percentiles --goodput --save-result --append-result --label --input-len --output-len --request-id-prefix --trust-remote-code --result-dir --result-filename --save-detailed --request-timeout --no-keep-alive --retokenize --no-progress --help"
+            opts="-h --base-url --host --port --endpoint --backend --model --served-model-name --tokenizer --dataset-name --dataset-path --num-prompts --random-input-len --random-output-len --random-range-ratio --random-prefix-len --range-convention --sharegpt-output-len --prefix-repetition-prefix-len --prefix-repetition-suffix-len --prefix-repetition-num-prefixes --prefix-repetition-output-len --custom-output-len --custom-skip-chat-template --request-rate --burstiness --ramp-up-strategy --ramp-up-start-rps --ramp-up-end-rps --max-concurrency --num-warmups --seed --ignore-eos --temperature --top-p --top-k --min-p --frequency-penalty --presence-penalty --repetition-penalty --extra-body --header --metadata --ready-check-timeout-sec --percentile-metrics --metric-percentiles --goodput --save-result --append-result --label --input-len --output-len --request-id-prefix --lora-modules --lora-assignment --trace --multi-turn --max-turns --trust-remote-code --result-dir --result-filename --save-detailed --save-detailed-format --request-timeout --no-keep-alive --retokenize --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1827,11 +1831,31 @@ _perfgate() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --lora-modules)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --lora-assignment)
+                    COMPREPLY=($(compgen -W "random round-robin" -- "${cur}"))
+                    return 0
+                    ;;
+                --trace)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-turns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --result-dir)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --result-filename)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save-detailed-format)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

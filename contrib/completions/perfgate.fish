@@ -98,12 +98,19 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l label -d 'The 
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l input-len -d 'General input length: sets `--random-input-len` (as vLLM\'s `--input-len`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l output-len -d 'General output length: sets `--random-output-len`, `--sharegpt-output-len`, `--custom-output-len` and `--prefix-repetition-output-len` (as vLLM\'s `--output-len`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-id-prefix -d 'Each request\'s `x-request-id` header: this prefix and the request\'s index (default: `bench-` and 8 random hex digits and `-`, as vLLM)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l lora-modules -d 'LoRA adapters the server was started with: each request names one of them as its `model` (vLLM\'s flag; several after one flag)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l lora-assignment -d 'How requests are spread over --lora-modules: random (seeded by --seed) or round-robin' -r -f -a "random\t'Each request takes an adapter drawn at random (seeded)'
+round-robin\t'Request i takes adapter i mod n'"
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l trace -d 'Replay a timed trace instead of the dataset: JSON Lines of {timestamp (ms), input_length, output_length}, as Mooncake\'s traces; each request is sent at its time with a random prompt of its length (see docs/workloads.md)' -r -F
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l max-turns -d '--multi-turn: at most this many turns of each conversation' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-dir -d 'Directory for the result file (default: current directory)' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-filename -d 'Result file name (default: BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed-format -d 'Where `--save-detailed` puts the per-request data, comma-separated: `json` (vLLM\'s arrays in the result JSON), `jsonl` and `csv` (one row per request, in the files RESULT.requests.jsonl and RESULT.requests.csv beside the result file). Implies `--save-detailed`; the files are written even without `--save-result`' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-timeout -d 'Per-request timeout in seconds (default: none)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-skip-chat-template -d 'custom: accepted for vLLM compatibility (vLLM 0.33 spells it `--skip-chat-template`); perfgate never applies a chat template client-side (the chat endpoint applies the server\'s)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-result -d 'Write the result JSON'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l append-result -d 'Append the result JSON to the file (a new line) instead of replacing it; implies `--save-result`'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l multi-turn -d 'Play the ShareGPT dataset\'s conversations turn by turn on the chat endpoint: each turn is sent after the previous answer, with the conversation so far (--num-prompts counts conversations; see docs/workloads.md)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l trust-remote-code -d 'Accepted for vLLM compatibility and ignored (with a note): perfgate reads tokenizer.json files and never runs a model\'s code'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed -d 'Add per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts, errors, …)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-keep-alive -d 'A fresh connection per request (as vLLM\'s and SGLang\'s clients do) instead of reusing connections opened before the run. Needed for llama.cpp\'s server, which announces keep-alive but closes the connection after a streamed response'
@@ -367,6 +374,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l model 
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l api -d 'Whose tokenizer endpoints and model list to mimic: llama.cpp, vllm, sglang' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l max-model-len -d 'A context length: outputs that would run past it are shortened silently, as vLLM does' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l chat-template-tokens -d 'Tokens a chat template adds to every chat prompt\'s usage.prompt_tokens' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l lora-modules -d 'LoRA adapters to list at /v1/models and accept as a request\'s `model` (as vLLM\'s `--lora-modules`); with any, other model names get vLLM\'s 404' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -l no-usage -d 'Do not send usage'
 complete -c perfgate -n "__fish_perfgate_using_subcommand fake-server" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand completions" -l dir -d 'Write the scripts of every shell into this directory instead' -r -F

@@ -34,6 +34,7 @@ pub(crate) fn exec(args: FakeServerArgs) -> anyhow::Result<Exit> {
         api,
         max_model_len: args.max_model_len,
         chat_template_tokens: args.chat_template_tokens,
+        lora_modules: args.lora_modules,
         ..Default::default()
     };
     let port = args.port;

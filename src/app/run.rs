@@ -8,7 +8,6 @@ use anyhow::Context;
 use super::{infra, Exit};
 use crate::cli::run::RunArgs;
 use crate::client::load::{self, LoadError};
-use crate::dataset;
 use crate::report::output;
 use crate::runner::single::{self, Bar, SingleError};
 use crate::tokenizer::TokenizerError;
@@ -70,11 +69,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     let sc = args
         .scenario(cfg_metrics.clone(), Some(tok.clone()))
         .map_err(anyhow::Error::msg)?;
-    let ds = dataset::build(&sc.dataset, tok.as_ref())
-        .with_context(|| format!("dataset `{}`", args.dataset_name.as_str()))?;
-    for note in &ds.notes {
-        eprintln!("perfgate: {note}");
-    }
+    let work = crate::runner::workload::work(&sc.dataset, tok.as_ref(), &args.workload())?;
     if !server_first {
         ready(false)?;
     }
@@ -91,11 +86,14 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         ramp.validate().map_err(anyhow::Error::msg)?;
     }
     let progress = Bar::new(!args.no_progress);
-    let mut outcome = match rt.block_on(load::run(&cfg, ds.prompts, &progress)) {
+    let spec_before = rt.block_on(single::spec_decode_counters(&base_url));
+    let mut outcome = match rt.block_on(load::run_work(&cfg, work, &progress)) {
         Ok(o) => o,
         Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
         Err(e) => return Err(anyhow::Error::new(e)),
     };
+    let spec_after = rt.block_on(single::spec_decode_counters(&base_url));
+    let spec = crate::workload::spec_decode::delta(spec_before.as_ref(), spec_after.as_ref());
     outcome.result.metadata = extras.metadata.clone();
     if outcome.warmup_failed > 0 {
         eprintln!(
@@ -104,11 +102,21 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         );
     }
     let (metrics, percentiles) = (&cfg_metrics.percentile_metrics, &cfg_metrics.percentiles);
+    let block = output::result_block(&outcome.result, metrics, percentiles);
     print!(
         "{}",
-        output::result_block(&outcome.result, metrics, percentiles)
+        single::add_workload_sections(block, &mut outcome, spec.as_ref())
     );
 
+    let formats = args.detailed_formats().map_err(anyhow::Error::msg)?;
+    let date = outcome.result.date.clone().unwrap_or_default();
+    let prefix = cfg.client.request_id_prefix.as_deref();
+    single::save_request_rows(
+        &mut outcome,
+        formats,
+        &args.result_name().path(&date),
+        prefix,
+    )?;
     if args.saves_result() {
         let text = single::result_json(&outcome, args.label.as_deref())?;
         let date = outcome.result.date.clone().unwrap_or_default();

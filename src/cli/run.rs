@@ -188,6 +188,26 @@ pub struct RunArgs {
     /// `bench-` and 8 random hex digits and `-`, as vLLM).
     #[arg(long)]
     pub request_id_prefix: Option<String>,
+    /// LoRA adapters the server was started with: each request names one of them as its
+    /// `model` (vLLM's flag; several after one flag).
+    #[arg(long, num_args = 1..)]
+    pub lora_modules: Vec<String>,
+    /// How requests are spread over --lora-modules: random (seeded by --seed) or round-robin.
+    #[arg(long, value_enum, default_value = "random")]
+    pub lora_assignment: crate::workload::lora::LoraAssignment,
+    /// Replay a timed trace instead of the dataset: JSON Lines of {timestamp (ms),
+    /// input_length, output_length}, as Mooncake's traces; each request is sent at its time
+    /// with a random prompt of its length (see docs/workloads.md).
+    #[arg(long, conflicts_with_all = ["dataset_path", "ramp_up_strategy"])]
+    pub trace: Option<PathBuf>,
+    /// Play the ShareGPT dataset's conversations turn by turn on the chat endpoint: each turn
+    /// is sent after the previous answer, with the conversation so far (--num-prompts counts
+    /// conversations; see docs/workloads.md).
+    #[arg(long, conflicts_with = "trace")]
+    pub multi_turn: bool,
+    /// --multi-turn: at most this many turns of each conversation.
+    #[arg(long, requires = "multi_turn", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_turns: Option<u64>,
     /// Accepted for vLLM compatibility and ignored (with a note): perfgate reads tokenizer.json
     /// files and never runs a model's code.
     #[arg(long)]
@@ -201,6 +221,12 @@ pub struct RunArgs {
     /// Add per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts, errors, …).
     #[arg(long)]
     pub save_detailed: bool,
+    /// Where `--save-detailed` puts the per-request data, comma-separated: `json` (vLLM's
+    /// arrays in the result JSON), `jsonl` and `csv` (one row per request, in the files
+    /// RESULT.requests.jsonl and RESULT.requests.csv beside the result file). Implies
+    /// `--save-detailed`; the files are written even without `--save-result`.
+    #[arg(long)]
+    pub save_detailed_format: Option<String>,
     /// Per-request timeout in seconds (default: none).
     #[arg(long, value_parser = num::secs)]
     pub request_timeout: Option<f64>,
@@ -255,6 +281,10 @@ pub struct FakeServerArgs {
     /// Tokens a chat template adds to every chat prompt's usage.prompt_tokens.
     #[arg(long, default_value_t = 0)]
     pub chat_template_tokens: u32,
+    /// LoRA adapters to list at /v1/models and accept as a request's `model` (as vLLM's
+    /// `--lora-modules`); with any, other model names get vLLM's 404.
+    #[arg(long, num_args = 1..)]
+    pub lora_modules: Vec<String>,
 }
 
 impl RunArgs {
@@ -277,8 +307,19 @@ impl RunArgs {
             percentiles: metrics::parse_percentiles(&self.metric_percentiles)
                 .map_err(|e| e.to_string())?,
             goodput: metrics::parse_goodput(&self.goodput).map_err(|e| e.to_string())?,
-            detailed: self.save_detailed,
+            detailed: self.save_detailed || self.save_detailed_format.is_some(),
         })
+    }
+
+    /// `--save-detailed-format`: whether the result JSON gets the per-request arrays, and the
+    /// per-request files to write.
+    pub fn detailed_formats(&self) -> Result<(bool, Vec<crate::export::Format>), String> {
+        match &self.save_detailed_format {
+            None => Ok((self.save_detailed, Vec::new())),
+            Some(s) => {
+                crate::export::parse_formats(s).map_err(|e| format!("--save-detailed-format: {e}"))
+            }
+        }
     }
 
     /// Whether the result JSON is written (`--save-result`, `--append-result`, a file name or
@@ -304,6 +345,15 @@ impl RunArgs {
             return Err("--num-prompts must be at least 1".into());
         }
         crate::client::check_endpoint(&self.endpoint)?;
+        self.detailed_formats()?;
+        crate::workload::lora::check(&self.lora_modules)?;
+        if self.multi_turn && !self.endpoint.contains("chat") {
+            return Err(
+                "--multi-turn sends the conversation as chat messages: pass \
+                        --endpoint /v1/chat/completions"
+                    .into(),
+            );
+        }
         let mut notes = Vec::new();
         if self.trust_remote_code {
             notes.push(
@@ -313,6 +363,17 @@ impl RunArgs {
             );
         }
         Ok(notes)
+    }
+
+    /// The workload flags: trace, multi-turn conversations, LoRA adapters.
+    pub fn workload(&self) -> crate::runner::workload::Workload<'_> {
+        crate::runner::workload::Workload {
+            trace: self.trace.as_deref(),
+            lora_modules: &self.lora_modules,
+            lora_assignment: self.lora_assignment,
+            multi_turn: self.multi_turn,
+            max_turns: self.max_turns.map(|n| n as usize),
+        }
     }
 
     /// Where `--save-result` writes.

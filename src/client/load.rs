@@ -16,6 +16,8 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Gamma};
 use tokio::sync::{mpsc, Semaphore};
 
+use crate::client::conversation::TurnTtft;
+pub use crate::client::conversation::Work;
 use crate::client::{Client, ClientConfig, ClientError};
 use crate::dataset::Prompt;
 use crate::metrics::{Accumulator, Detailed, MetricsConfig};
@@ -101,6 +103,8 @@ pub struct RunOutcome {
     pub detailed: Option<Detailed>,
     /// Warmup requests that failed (they are not part of the result).
     pub warmup_failed: usize,
+    /// Keys the result JSON has beside the record's (vLLM's `spec_decode_*`).
+    pub extra: serde_json::Map<String, serde_json::Value>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -253,7 +257,17 @@ pub async fn run(
     prompts: Vec<Prompt>,
     progress: &dyn Progress,
 ) -> Result<RunOutcome, LoadError> {
-    if prompts.is_empty() {
+    run_work(cfg, Work::Prompts(Arc::new(prompts)), progress).await
+}
+
+/// [`run`] for any [`Work`]: prompts, or conversations (whose items are scheduled as
+/// conversations, their later turns sent as the answers arrive).
+pub async fn run_work(
+    cfg: &RunConfig,
+    work: Work,
+    progress: &dyn Progress,
+) -> Result<RunOutcome, LoadError> {
+    if work.requests() == 0 {
         return Err(LoadError::NoPrompts);
     }
     if cfg.max_concurrency == Some(0) {
@@ -261,20 +275,30 @@ pub async fn run(
             "--max-concurrency must be at least 1".into(),
         ));
     }
-    let due = match cfg.ramp_up {
-        Some(ramp) => schedule_ramp(prompts.len(), ramp, cfg.burstiness, cfg.seed)?,
-        None => schedule(prompts.len(), cfg.request_rate, cfg.burstiness, cfg.seed)?,
+    // A timed trace brings its own times (in order); otherwise the seeded schedule.
+    let timed: Option<Vec<Duration>> = match &work {
+        Work::Prompts(p) => p
+            .iter()
+            .map(|p| p.arrival.map(|a| Duration::from_secs_f64(a.max(0.0))))
+            .collect(),
+        Work::Conversations(_) => None,
+    };
+    let items = work.items();
+    let due = match (&timed, cfg.ramp_up) {
+        (Some(t), _) => t.clone(),
+        (None, Some(ramp)) => schedule_ramp(items, ramp, cfg.burstiness, cfg.seed)?,
+        (None, None) => schedule(items, cfg.request_rate, cfg.burstiness, cfg.seed)?,
     };
     let client = Arc::new(Client::new(cfg.client.clone())?);
-    let prompts = Arc::new(prompts);
 
     let warmup_failed = if cfg.num_warmups > 0 {
+        let prompts = work.warmup_prompts();
         warmup(&client, &prompts, cfg.num_warmups, cfg.max_concurrency).await
     } else {
         0
     };
 
-    let n = prompts.len();
+    let n = work.requests();
     let in_flight = cfg.max_concurrency.unwrap_or(n).min(n);
     raise_open_files_limit(in_flight);
     if cfg.client.keep_alive {
@@ -284,11 +308,11 @@ pub async fn run(
     let slots = cfg.max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
     let (tx, mut rx) = mpsc::unbounded_channel::<RequestRecord>();
     let t0 = Instant::now();
-    let finite_rate = !cfg.request_rate.is_inf() || cfg.ramp_up.is_some();
+    let finite_rate = !cfg.request_rate.is_inf() || cfg.ramp_up.is_some() || timed.is_some();
 
     let scheduler = {
         let client = client.clone();
-        let prompts = prompts.clone();
+        let firsts = work.first_indices();
         async move {
             for (i, offset) in due.into_iter().enumerate() {
                 // With rate inf a request is due when it is sent (like vLLM); otherwise at its
@@ -297,16 +321,8 @@ pub async fn run(
                 if let Some(due) = scheduled {
                     tokio::time::sleep_until(tokio::time::Instant::from_std(due)).await;
                 }
-                let permit = match &slots {
-                    Some(s) => Some(s.clone().acquire_owned().await.expect("never closed")),
-                    None => None,
-                };
-                let (client, prompts, tx) = (client.clone(), prompts.clone(), tx.clone());
-                tokio::spawn(async move {
-                    let rec = client.send(i as u32, &prompts[i], t0, scheduled).await;
-                    drop(permit);
-                    let _ = tx.send(rec);
-                });
+                let at = (&client, t0, scheduled);
+                work.dispatch(i, firsts[i], at, &slots, &tx).await;
             }
             drop(tx);
         }
@@ -315,44 +331,26 @@ pub async fn run(
     // Folding a record (histograms, and re-tokenizing its text when the server sent no usage or
     // with --retokenize) runs on a thread of its own, so the thread that reads the sockets and
     // takes the timestamps does nothing else.
-    let (fold_tx, fold_rx) = std::sync::mpsc::channel::<RequestRecord>();
-    let (acc_tx, acc_rx) = tokio::sync::oneshot::channel::<Accumulator>();
-    let folder = {
-        let metrics = cfg.metrics.clone();
-        let tokenizer = cfg.tokenizer.clone();
-        let retokenize = cfg.retokenize;
-        std::thread::Builder::new()
-            .name("perfgate-fold".into())
-            .spawn(move || {
-                let mut acc = Accumulator::new(metrics);
-                for rec in fold_rx {
-                    let retok = match &tokenizer {
-                        Some(tok)
-                            if rec.ok() && (retokenize || rec.usage_output_tokens.is_none()) =>
-                        {
-                            tok.encode(&rec.text).ok().map(|ids| ids.len() as u32)
-                        }
-                        _ => None,
-                    };
-                    acc.add(&rec, retok);
-                }
-                let _ = acc_tx.send(acc);
-            })
-            .map_err(|e| LoadError::Config(format!("cannot start the folding thread: {e}")))?
-    };
+    let Folding {
+        tx: fold_tx,
+        thread: folder,
+        acc: acc_rx,
+    } = start_folding(cfg)?;
     let collector = async {
         let mut elapsed = Duration::ZERO;
+        let mut by_turn = TurnTtft::default();
         while let Some(rec) = rx.recv().await {
             elapsed = t0.elapsed();
+            by_turn.add(&rec);
             progress.request_done(rec.ok());
             let _ = fold_tx.send(rec);
         }
         drop(fold_tx);
         let acc = acc_rx.await;
-        (acc, elapsed)
+        (acc, elapsed, by_turn)
     };
 
-    let ((), (acc, elapsed)) = tokio::join!(scheduler, collector);
+    let ((), (acc, elapsed, by_turn)) = tokio::join!(scheduler, collector);
     progress.finish();
     let _ = folder.join();
     let acc = acc.map_err(|_| LoadError::Config("the folding thread failed".into()))?;
@@ -370,6 +368,58 @@ pub async fn run(
         });
     }
 
+    let mut outcome = outcome(cfg, acc, elapsed);
+    outcome.warmup_failed = warmup_failed;
+    if let Some(m) = by_turn.means() {
+        outcome
+            .extra
+            .insert("mean_ttft_ms_by_turn".into(), m.into());
+    }
+    Ok(outcome)
+}
+
+/// Start the thread that folds records into the metrics (histograms, and re-tokenizing a text when
+/// the server sent no usage or with --retokenize), so the thread that reads the sockets and
+/// takes the timestamps does nothing else. Send it records, then drop the sender; the
+/// accumulator comes back on the receiver.
+fn start_folding(cfg: &RunConfig) -> Result<Folding, LoadError> {
+    let (fold_tx, fold_rx) = std::sync::mpsc::channel::<RequestRecord>();
+    let (acc_tx, acc_rx) = tokio::sync::oneshot::channel::<Accumulator>();
+    let metrics = cfg.metrics.clone();
+    let tokenizer = cfg.tokenizer.clone();
+    let retokenize = cfg.retokenize;
+    let folder = std::thread::Builder::new()
+        .name("perfgate-fold".into())
+        .spawn(move || {
+            let mut acc = Accumulator::new(metrics);
+            for rec in fold_rx {
+                let retok = match &tokenizer {
+                    Some(tok) if rec.ok() && (retokenize || rec.usage_output_tokens.is_none()) => {
+                        tok.encode(&rec.text).ok().map(|ids| ids.len() as u32)
+                    }
+                    _ => None,
+                };
+                acc.add(&rec, retok);
+            }
+            let _ = acc_tx.send(acc);
+        })
+        .map_err(|e| LoadError::Config(format!("cannot start the folding thread: {e}")))?;
+    Ok(Folding {
+        tx: fold_tx,
+        thread: folder,
+        acc: acc_rx,
+    })
+}
+
+/// The folding thread of a run: where to send records, the thread, and its accumulator.
+struct Folding {
+    tx: std::sync::mpsc::Sender<RequestRecord>,
+    thread: std::thread::JoinHandle<()>,
+    acc: tokio::sync::oneshot::Receiver<Accumulator>,
+}
+
+/// The outcome of a run that measured something: the record, its statistics from `acc`.
+fn outcome(cfg: &RunConfig, acc: Accumulator, elapsed: Duration) -> RunOutcome {
     let mut result = ScenarioResult {
         date: Some(chrono::Local::now().format("%Y%m%d-%H%M%S").to_string()),
         backend: Some(cfg.backend.clone()),
@@ -383,11 +433,12 @@ pub async fn run(
         ..Default::default()
     };
     let detailed = acc.finish(elapsed.as_secs_f64(), &mut result);
-    Ok(RunOutcome {
+    RunOutcome {
         result,
         detailed,
-        warmup_failed,
-    })
+        warmup_failed: 0,
+        extra: serde_json::Map::new(),
+    }
 }
 
 /// Make room for `connections` sockets: raise the soft limit on open files towards the hard

@@ -9,6 +9,7 @@
 
 pub mod body;
 pub mod chunk;
+pub mod conversation;
 pub mod h1;
 pub mod load;
 pub mod sse;
@@ -274,12 +275,14 @@ impl Client {
     /// The JSON body for one prompt.
     pub fn body(&self, prompt: &Prompt) -> Vec<u8> {
         let mut m = serde_json::Map::new();
-        m.insert("model".into(), self.cfg.model.clone().into());
+        let model = prompt.model.as_deref().unwrap_or(&self.cfg.model);
+        m.insert("model".into(), model.into());
         if self.chat {
-            m.insert(
-                "messages".into(),
-                serde_json::json!([{"role": "user", "content": prompt.text}]),
-            );
+            let mut messages = serde_json::to_value(&prompt.history).unwrap_or_default();
+            if let Some(all) = messages.as_array_mut() {
+                all.push(serde_json::json!({"role": "user", "content": prompt.text}));
+            }
+            m.insert("messages".into(), messages);
         } else {
             m.insert("prompt".into(), prompt.text.clone().into());
         }
@@ -329,6 +332,7 @@ impl Client {
             input_len: prompt.input_len,
             max_tokens: prompt.output_len,
             itl_ns: Vec::with_capacity(prompt.output_len.min(4096) as usize),
+            model: prompt.model.clone(),
             ..Default::default()
         };
         let sent = Instant::now();
@@ -1020,6 +1024,7 @@ mod tests {
             text: "hi".into(),
             input_len: 1,
             output_len: 7,
+            ..Default::default()
         };
         let v: serde_json::Value = serde_json::from_slice(&c.body(&p)).unwrap();
         assert_eq!(v["messages"][0]["content"], "hi");

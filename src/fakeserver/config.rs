@@ -120,6 +120,44 @@ pub struct FakeConfig {
     pub max_model_len: Option<u32>,
     /// Tokens a chat template adds to every chat prompt (counted in `usage.prompt_tokens`).
     pub chat_template_tokens: u32,
+    /// LoRA adapters served beside the base model (vLLM's `--lora-modules`): listed at
+    /// `/v1/models` with the base model as `parent`, and accepted as a request's `model`. With
+    /// any, a request naming another model gets vLLM's 404.
+    pub lora_modules: Vec<String>,
+    /// Mimic vLLM's speculative-decoding counters at `/metrics`.
+    pub spec_decode: Option<SpecDecode>,
+}
+
+/// The fake's speculative decoding: every step proposes `num_speculative_tokens` draft tokens
+/// and accepts the first `accepted` of them, then adds one token of its own; a request's last
+/// step stops at its output length. `/metrics` then shows vLLM's counters
+/// (`vllm:spec_decode_num_drafts_total`, `…_num_draft_tokens_total`,
+/// `…_num_accepted_tokens_total`, `…_num_accepted_tokens_per_pos_total{position}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SpecDecode {
+    pub num_speculative_tokens: u32,
+    pub accepted: u32,
+}
+
+impl SpecDecode {
+    /// The counters of one request that generated `tokens` tokens: drafts, and the acceptances
+    /// at each draft position.
+    pub fn of_request(self, tokens: u64) -> (u64, Vec<u64>) {
+        let k = self.num_speculative_tokens as usize;
+        let a = u64::from(self.accepted.min(self.num_speculative_tokens));
+        let (full, rem) = (tokens / (a + 1), tokens % (a + 1));
+        let drafts = full + u64::from(rem > 0);
+        let per_pos = (0..k as u64)
+            .map(|p| {
+                if p < a {
+                    full + u64::from(rem > p + 1)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        (drafts, per_pos)
+    }
 }
 
 impl Default for FakeConfig {
@@ -137,6 +175,8 @@ impl Default for FakeConfig {
             api: FakeApi::LlamaCpp,
             max_model_len: None,
             chat_template_tokens: 0,
+            lora_modules: Vec::new(),
+            spec_decode: None,
         }
     }
 }
@@ -176,6 +216,19 @@ impl FakeConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spec_decode_counts_each_request() {
+        let s = SpecDecode {
+            num_speculative_tokens: 3,
+            accepted: 2,
+        };
+        // 7 tokens: steps of 3, 3, 1: drafts 3, accepted 2 + 2 + 0 at positions 0 and 1.
+        assert_eq!(s.of_request(7), (3, vec![2, 2, 0]));
+        assert_eq!(s.of_request(6), (2, vec![2, 2, 0]));
+        assert_eq!(s.of_request(8), (3, vec![3, 2, 0]));
+        assert_eq!(s.of_request(0), (0, vec![0, 0, 0]));
+    }
 
     #[test]
     fn faults_parse() {

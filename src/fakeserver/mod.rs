@@ -32,7 +32,7 @@ mod sse;
 mod stream;
 mod truth;
 
-pub use config::{FakeApi, FakeConfig, Fault, FAKE_VOCAB};
+pub use config::{FakeApi, FakeConfig, Fault, SpecDecode, FAKE_VOCAB};
 pub use routes::SeenRequest;
 pub use server::{serve_until_signal, FakeServer};
 pub use truth::{percentile, Truth};

@@ -94,7 +94,12 @@ async fn handle(
                     json!({"id": cfg.model, "object": "model", "owned_by": "perfgate", "max_model_len": cfg.max_model_len.unwrap_or(4096)})
                 }
             };
-            let body = json!({"object": "list", "data": [model]});
+            let mut data = vec![model];
+            // vLLM lists each LoRA adapter with its base model as `parent`.
+            for lora in &cfg.lora_modules {
+                data.push(json!({"id": lora, "object": "model", "owned_by": "vllm", "root": lora, "parent": cfg.model}));
+            }
+            let body = json!({"object": "list", "data": data});
             ("200 OK", JSON, body.to_string().into_bytes())
         }
         ("GET", "/metrics") => (
@@ -166,6 +171,21 @@ async fn handle(
     Ok(true)
 }
 
+/// The prompt's words: the completion's `prompt`, or every chat message's content (a
+/// conversation's history counts as prompt, as a server's chat template makes it).
+fn prompt_words(v: &Value, chat: bool) -> u64 {
+    let words = |c: Option<&Value>| {
+        c.and_then(|c| c.as_str())
+            .map_or(0, |s| s.split_whitespace().count()) as u64
+    };
+    if !chat {
+        return words(v.get("prompt"));
+    }
+    v.get("messages")
+        .and_then(|m| m.as_array())
+        .map_or(0, |all| all.iter().map(|m| words(m.get("content"))).sum())
+}
+
 /// The fake's tokenizer: one token per whitespace-separated word, id from the word's bytes.
 fn word_id(w: &str) -> u32 {
     w.bytes()
@@ -211,14 +231,16 @@ async fn generate(
         .get("model")
         .and_then(|m| m.as_str())
         .unwrap_or(&cfg.model);
-    let prompt = if chat {
-        v.pointer("/messages/0/content")
-    } else {
-        v.get("prompt")
-    };
-    let words = prompt
-        .and_then(|c| c.as_str())
-        .map_or(0, |s| s.split_whitespace().count()) as u64;
+    if !cfg.lora_modules.is_empty()
+        && model != cfg.model
+        && !cfg.lora_modules.iter().any(|l| l == model)
+    {
+        // vLLM's answer to a model it does not serve.
+        let body = json!({"error": {"message": format!("The model `{model}` does not exist."), "type": "NotFoundError", "param": "model", "code": 404}});
+        respond(sock, "404 Not Found", JSON, body.to_string().as_bytes()).await?;
+        return Ok(true);
+    }
+    let words = prompt_words(&v, chat);
     let prompt_tokens = words
         + if chat {
             u64::from(cfg.chat_template_tokens)

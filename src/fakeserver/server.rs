@@ -36,9 +36,10 @@ impl FakeServer {
         port: u16,
         on_thread: impl FnOnce() + Send + 'static,
     ) -> io::Result<FakeServer> {
+        let spec = cfg.spec_decode;
         let shared = Arc::new(Shared {
             cfg: cfg.sanitized(),
-            truth: Recorder::default(),
+            truth: Recorder::new(spec),
             last: Mutex::new(None),
         });
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();

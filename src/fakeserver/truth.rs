@@ -61,6 +61,8 @@ pub(super) struct Recorder {
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
     acc: Mutex<Acc>,
+    /// vLLM's speculative-decoding counters, when mimicked.
+    spec: Option<super::config::SpecDecode>,
 }
 
 #[derive(Debug, Default)]
@@ -72,9 +74,20 @@ struct Acc {
     ttft_sum_ns: u128,
     ttft_ns: Vec<u64>,
     times: Vec<(Instant, Instant)>,
+    spec_drafts: u64,
+    /// Accepted draft tokens by position.
+    spec_accepted: Vec<u64>,
 }
 
 impl Recorder {
+    /// A recorder that also counts speculative decoding as `spec` says.
+    pub(super) fn new(spec: Option<super::config::SpecDecode>) -> Recorder {
+        Recorder {
+            spec,
+            ..Default::default()
+        }
+    }
+
     fn acc(&self) -> std::sync::MutexGuard<'_, Acc> {
         self.acc.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -100,6 +113,7 @@ impl Recorder {
             gap_sum_ns: 0,
             gap_count: 0,
             completed: false,
+            all_tokens: 0,
         }
     }
 
@@ -141,7 +155,7 @@ impl Recorder {
              # TYPE fake_tokens_total counter\nfake_tokens_total {}\n\
              # TYPE fake_ttft_seconds summary\nfake_ttft_seconds_sum {}\nfake_ttft_seconds_count {}\n\
              # TYPE fake_chunk_gap_seconds summary\nfake_chunk_gap_seconds_sum {}\nfake_chunk_gap_seconds_count {}\n\
-             # TYPE fake_requests_running gauge\nfake_requests_running {}\n",
+             # TYPE fake_requests_running gauge\nfake_requests_running {}\n{}",
             self.requests(),
             a.completed,
             a.tokens,
@@ -150,7 +164,37 @@ impl Recorder {
             a.gap_sum_ns as f64 / 1e9,
             a.gap_count,
             self.in_flight.load(Ordering::Relaxed),
+            self.spec_text(&a),
         )
+    }
+
+    /// vLLM's speculative-decoding counters (empty when not mimicked).
+    fn spec_text(&self, a: &Acc) -> String {
+        let Some(spec) = self.spec else {
+            return String::new();
+        };
+        let accepted: u64 = a.spec_accepted.iter().sum();
+        let draft_tokens = a.spec_drafts * u64::from(spec.num_speculative_tokens);
+        let mut s = String::new();
+        let counters = [
+            ("num_drafts", a.spec_drafts),
+            ("num_draft_tokens", draft_tokens),
+            ("num_accepted_tokens", accepted),
+        ];
+        for (name, v) in counters {
+            s += &format!(
+                "# TYPE vllm:spec_decode_{name}_total counter\n\
+                 vllm:spec_decode_{name}_total{{engine=\"0\"}} {v}.0\n"
+            );
+        }
+        s += "# TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n";
+        for p in 0..spec.num_speculative_tokens as usize {
+            let v = a.spec_accepted.get(p).copied().unwrap_or(0);
+            s += &format!(
+                "vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine=\"0\",position=\"{p}\"}} {v}.0\n"
+            );
+        }
+        s
     }
 }
 
@@ -163,6 +207,8 @@ pub(super) struct Live<'a> {
     gap_sum_ns: u128,
     gap_count: u64,
     completed: bool,
+    /// Every token of the stream (not taken by [`Live::settle`]).
+    all_tokens: u64,
 }
 
 impl Live<'_> {
@@ -184,6 +230,7 @@ impl Live<'_> {
         }
         self.last_write = Some(now);
         self.tokens += u64::from(tokens);
+        self.all_tokens += u64::from(tokens);
         now
     }
 
@@ -209,6 +256,16 @@ impl Live<'_> {
 impl Drop for Live<'_> {
     fn drop(&mut self) {
         self.settle();
+        if let Some(spec) = self.rec.spec {
+            let (drafts, per_pos) = spec.of_request(self.all_tokens);
+            let mut a = self.rec.acc();
+            a.spec_drafts += drafts;
+            let len = per_pos.len().max(a.spec_accepted.len());
+            a.spec_accepted.resize(len, 0);
+            for (sum, v) in a.spec_accepted.iter_mut().zip(per_pos) {
+                *sum += v;
+            }
+        }
         self.rec.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 }

@@ -24,6 +24,7 @@ mod save;
 mod scenario;
 pub mod single;
 mod warmup;
+pub mod workload;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

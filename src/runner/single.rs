@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use crate::client::load::{self, Progress};
 use crate::tokenizer::{Tokenize, TokenizerError};
+use crate::workload::spec_decode;
 
 /// Why `perfgate run` could not start against the server.
 #[derive(Debug, thiserror::Error)]
@@ -194,6 +195,9 @@ pub fn result_json(
                 obj.extend(extra);
             }
         }
+        for (k, v) in &outcome.extra {
+            obj.insert(k.clone(), v.clone());
+        }
         for (k, v) in &outcome.result.metadata {
             if !obj.contains_key(k) && !crate::record::is_stat_key(k) {
                 obj.insert(k.clone(), v.clone().into());
@@ -228,6 +232,87 @@ pub fn save_result(path: &Path, text: &str, append: bool) -> std::io::Result<()>
     }
     let sep = if last[0] == b'\n' { "" } else { "\n" };
     f.write_all(format!("{sep}{}\n", text.trim_end()).as_bytes())
+}
+
+/// The server's speculative-decoding counters at `/metrics`, as vLLM reads them before and
+/// after a run; `None` when it has none or does not answer within 5 s.
+pub async fn spec_decode_counters(base_url: &str) -> Option<spec_decode::Counters> {
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .ok()?;
+    let resp = http.get(format!("{base_url}/metrics")).send().await.ok()?;
+    if !resp.status().is_success() {
+        return None;
+    }
+    let text = crate::client::body::text_limited(resp, crate::client::body::LARGE_BODY)
+        .await
+        .ok()?;
+    spec_decode::parse(&text)
+}
+
+/// The workloads' sections of the result block, before its closing line (where vLLM prints
+/// its speculative-decoding section): the mean TTFT of each turn of a multi-turn run, and the
+/// speculative-decoding statistics, which are also kept under vLLM's keys for the result JSON.
+pub fn add_workload_sections(
+    block: String,
+    outcome: &mut load::RunOutcome,
+    stats: Option<&spec_decode::Stats>,
+) -> String {
+    let mut sections = String::new();
+    if let Some(turns) = outcome
+        .extra
+        .get("mean_ttft_ms_by_turn")
+        .and_then(|t| t.as_array())
+    {
+        sections += &format!("{:-^50}\n", "Multi-turn Time to First Token");
+        for (i, ms) in turns.iter().enumerate() {
+            let label = format!("Mean TTFT, turn {i} (ms):");
+            sections += &format!("{label:<40} {:<10.2}\n", ms.as_f64().unwrap_or(0.0));
+        }
+    }
+    if let Some(s) = stats {
+        if let Ok(serde_json::Value::Object(m)) = serde_json::to_value(s) {
+            outcome.extra.extend(m);
+        }
+        sections += &spec_decode::block(s);
+    }
+    let end = format!("{}\n", "=".repeat(50));
+    match block.strip_suffix(&end) {
+        Some(head) => format!("{head}{sections}{end}"),
+        None => block + &sections,
+    }
+}
+
+/// `--save-detailed-format`: the run's requests, one row each, in the files beside `result`
+/// (its name with `.requests.jsonl` / `.requests.csv` for `.json`; each path is printed); and
+/// without `json`, no per-request arrays in the result JSON. `formats` is
+/// [`crate::export::parse_formats`]'s answer.
+pub fn save_request_rows(
+    outcome: &mut load::RunOutcome,
+    (json_arrays, formats): (bool, Vec<crate::export::Format>),
+    result: &Path,
+    request_id_prefix: Option<&str>,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let rows = outcome.detailed.as_ref().map_or(&[][..], |d| &d.rows[..]);
+    let rows = crate::export::rows_with_ids(rows, request_id_prefix);
+    let stem = result.with_extension("");
+    for f in formats {
+        let mut name = stem.clone().into_os_string();
+        name.push(format!(".requests.{}", f.extension()));
+        let path = PathBuf::from(name);
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+        crate::atomic::write(&path, f.render(&rows))?;
+        eprintln!("perfgate: wrote {}", path.display());
+    }
+    if !json_arrays {
+        outcome.detailed = None;
+    }
+    Ok(())
 }
 
 /// Where `--save-result` writes: `--result-filename` (in `--result-dir`), else vLLM's name

@@ -15,10 +15,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Pure: no processes, no network, no terminal, no flags. Imports only core modules.
-const CORE: [&str; 13] = [
+const CORE: [&str; 15] = [
     "text",
     "redact",
     "record",
+    "export",
+    "workload",
     "launch",
     "suite",
     "dataset",

@@ -22,3 +22,4 @@ mod signoff;
 mod support;
 mod vllm;
 mod wire;
+mod workloads;

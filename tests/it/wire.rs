@@ -138,6 +138,7 @@ fn prompt() -> Prompt {
         text: "hello there".into(),
         input_len: 2,
         output_len: 3,
+        ..Default::default()
     }
 }
 

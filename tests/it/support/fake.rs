@@ -49,6 +49,7 @@ pub fn prompts(n: usize, input: u32, output: u32) -> Vec<Prompt> {
                 .join(" "),
             input_len: input,
             output_len: output,
+            ..Default::default()
         })
         .collect()
 }
