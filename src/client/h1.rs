@@ -177,6 +177,7 @@ impl Pool {
                 )
             })??;
         s.set_nodelay(true)?;
+        super::stamp::enable(&s);
         Ok(s)
     }
 }

@@ -13,6 +13,7 @@ pub mod conversation;
 pub mod h1;
 pub mod load;
 pub mod sse;
+pub mod stamp;
 pub mod tokenize;
 
 use std::time::{Duration, Instant};
@@ -403,6 +404,7 @@ impl Client {
         drop(req);
 
         let cap = self.limit.for_prompt(rec.max_tokens).map(TextCap::of);
+        let sent_at = t0 + rec.sent;
         let mut st = StreamState {
             rec,
             t0,
@@ -439,8 +441,8 @@ impl Client {
             let draining = drain_until.is_some();
             let step = SCRATCH.with(|scratch| -> Result<Step, Failure> {
                 let mut buf = scratch.borrow_mut();
-                let n = match read_draining(&conn, &mut buf[..]) {
-                    Ok(n) => n,
+                let (n, arrived) = match read_draining(&conn, &mut buf[..]) {
+                    Ok(read) => read,
                     Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => return Ok(Step::More),
                     Err(_) if draining => return Ok(Step::Eof),
                     Err(e) if head.is_none() && write_error.is_some() => {
@@ -448,7 +450,12 @@ impl Client {
                     }
                     Err(e) => return Err(st.broken(head.is_some(), &e.to_string())),
                 };
-                let now = Instant::now();
+                // The bytes' time is when the kernel received them (this thread may have
+                // been busy with other streams since), bounded by the send and by now.
+                let read_at = Instant::now();
+                let now = arrived
+                    .filter(|&t| t <= read_at && t >= sent_at)
+                    .unwrap_or(read_at);
                 if n == 0 {
                     return Ok(Step::Eof);
                 }
@@ -688,17 +695,20 @@ fn sending_failed(write: Option<&std::io::Error>, read: &std::io::Error) -> Fail
 /// that arrived since): the next wait goes straight to the reactor instead of first spending a
 /// `recv` on `EAGAIN`. That saves one system call per wake-up, i.e. per token event at a paced
 /// server's rate.
-fn read_draining(conn: &tokio::net::TcpStream, buf: &mut [u8]) -> std::io::Result<usize> {
-    use std::io::Read;
+fn read_draining(
+    conn: &tokio::net::TcpStream,
+    buf: &mut [u8],
+) -> std::io::Result<(usize, Option<Instant>)> {
+    use std::os::fd::AsRawFd;
     let mut got = None;
     let cap = buf.len();
     let r = conn.try_io(tokio::io::Interest::READABLE, || {
-        let n = (&*socket2::SockRef::from(conn)).read(buf)?;
-        got = Some(n);
+        let (n, at) = stamp::recv(conn.as_raw_fd(), buf)?;
+        got = Some((n, at));
         if n > 0 && n < cap {
             Err(std::io::ErrorKind::WouldBlock.into())
         } else {
-            Ok(n)
+            Ok((n, at))
         }
     });
     match got {

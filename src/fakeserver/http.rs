@@ -3,8 +3,8 @@
 //! write whole responses or the head and chunks of a stream, and notice a client that went away.
 
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
-use std::time::{Duration, Instant};
+use std::os::fd::AsRawFd;
+use std::time::Instant;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
 use tokio::net::TcpStream;
@@ -64,67 +64,12 @@ pub(super) async fn gone(sock: &TcpStream) {
     }
 }
 
-/// `SO_TIMESTAMPNS` (= `SCM_TIMESTAMPNS`) on Linux x86-64 and arm64.
-const SO_TIMESTAMPNS: libc::c_int = 35;
-
-/// Ask the kernel to stamp received data with its arrival time.
-pub(super) fn enable_rx_timestamps(sock: &TcpStream) {
-    let one: libc::c_int = 1;
-    // SAFETY: a valid socket and a c_int option value of the size passed.
-    unsafe {
-        libc::setsockopt(
-            sock.as_raw_fd(),
-            libc::SOL_SOCKET,
-            SO_TIMESTAMPNS,
-            (&one as *const libc::c_int).cast(),
-            size_of::<libc::c_int>() as libc::socklen_t,
-        );
-    }
-}
-
-/// `recvmsg` into `buf`, with the kernel's receive time of the data (when it reached the
-/// server's host, before the server got round to reading it) as an `Instant`.
-fn recv_stamped(fd: RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
-    let mut iov = libc::iovec {
-        iov_base: buf.as_mut_ptr().cast(),
-        iov_len: buf.len(),
-    };
-    let mut control = [0u64; 16];
-    // SAFETY: msghdr is plain data; every pointer set below outlives the call.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = control.as_mut_ptr().cast();
-    msg.msg_controllen = size_of_val(&control) as _;
-    // SAFETY: fd is an open socket, msg points at live buffers.
-    let n = unsafe { libc::recvmsg(fd, &mut msg, 0) };
-    if n < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    let mut stamp = None;
-    // SAFETY: walking the control messages the kernel wrote into `control`.
-    unsafe {
-        let mut c = libc::CMSG_FIRSTHDR(&msg);
-        while !c.is_null() {
-            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == SO_TIMESTAMPNS {
-                let ts: libc::timespec = std::ptr::read_unaligned(libc::CMSG_DATA(c).cast());
-                stamp = Some(ts);
-            }
-            c = libc::CMSG_NXTHDR(&msg, c);
-        }
-    }
-    let at = stamp.map(|ts| {
-        let (real, mono) = (std::time::SystemTime::now(), Instant::now());
-        let then = std::time::UNIX_EPOCH + Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32);
-        mono - real.duration_since(then).unwrap_or_default()
-    });
-    Ok((n as usize, at))
-}
-
 async fn read_stamped(sock: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
     loop {
         sock.readable().await?;
-        match sock.try_io(Interest::READABLE, || recv_stamped(sock.as_raw_fd(), buf)) {
+        match sock.try_io(Interest::READABLE, || {
+            crate::client::stamp::recv(sock.as_raw_fd(), buf)
+        }) {
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
             r => return r,
         }

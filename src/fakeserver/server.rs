@@ -11,7 +11,6 @@ use tokio::net::TcpSocket;
 use tokio::sync::oneshot;
 
 use super::config::FakeConfig;
-use super::http::enable_rx_timestamps;
 use super::routes::{serve_conn, SeenRequest, Shared};
 use super::truth::{Recorder, Truth};
 
@@ -84,7 +83,7 @@ impl FakeServer {
                             acc = listener.accept() => {
                                 let Ok((sock, _)) = acc else { continue };
                                 let _ = sock.set_nodelay(true);
-                                enable_rx_timestamps(&sock);
+                                crate::client::stamp::enable(&sock);
                                 tokio::spawn(serve_conn(sock, shared2.clone()));
                             }
                         }

@@ -25,7 +25,7 @@ pub struct Workload<'a> {
 }
 
 /// Build the requests `spec` and `w` describe with `tok`.
-pub fn work(spec: &DatasetSpec, tok: &dyn Tokenize, w: &Workload) -> anyhow::Result<Work> {
+pub fn work(spec: &DatasetSpec, tok: &dyn Tokenize, w: &Workload<'_>) -> anyhow::Result<Work> {
     if w.multi_turn {
         let convs = conversations(spec, tok, w)?;
         return Ok(Work::Conversations(Arc::new(convs)));
@@ -55,7 +55,7 @@ pub fn work(spec: &DatasetSpec, tok: &dyn Tokenize, w: &Workload) -> anyhow::Res
 fn conversations(
     spec: &DatasetSpec,
     tok: &dyn Tokenize,
-    w: &Workload,
+    w: &Workload<'_>,
 ) -> anyhow::Result<Vec<Vec<Prompt>>> {
     anyhow::ensure!(
         spec.name == dataset::DatasetName::Sharegpt,
