@@ -19,6 +19,34 @@
 //!   between modules or between the files of one folder.
 //!
 //! `tests/it/architecture.rs` checks these rules on the source.
+//!
+//! # Library use
+//!
+//! One scenario against a running server: a [`client::load::RunConfig`] says how to reach the
+//! server and, in its `params`, what to run; the load and the record read the scenario from
+//! there only, so the record names exactly what was run.
+//!
+//! ```no_run
+//! use perfgate::client::load::{self, RunConfig};
+//! use perfgate::dataset::Prompt;
+//! use perfgate::record::Endpoint;
+//!
+//! # async fn example() -> Result<(), load::LoadError> {
+//! let mut cfg = RunConfig::new("http://127.0.0.1:8000", "my-model");
+//! cfg.params.max_concurrency = Some(64);
+//! cfg.params.endpoint = Some(Endpoint::Chat);
+//! cfg.params.temperature = Some(0.7);
+//! let prompts = vec![Prompt {
+//!     text: "Tell me about the sea".into(),
+//!     input_len: 5,
+//!     output_len: 64,
+//! }];
+//! let result = load::run_scenario(&cfg, prompts, &load::NoProgress).await?;
+//! assert_eq!(result.params.max_concurrency, Some(64));
+//! println!("{}: {} ms median TTFT", result.scenario_id(), result.stats["median_ttft_ms"]);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod app;
 pub mod atomic;
