@@ -10,8 +10,8 @@ use crate::cli::run::RunArgs;
 use crate::client::load::{self, LoadError};
 use crate::dataset;
 use crate::report::output;
+use crate::runner::scenario_run;
 use crate::runner::single::{self, Bar, SingleError};
-use crate::runner::{scenario_run, RunSettings};
 use crate::tokenizer::TokenizerError;
 
 pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
@@ -23,7 +23,7 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     }
     let extras = args.extras().map_err(anyhow::Error::msg)?;
     let params = args.params().map_err(anyhow::Error::msg)?;
-    crate::client::Client::new(args.client_config("").map_err(anyhow::Error::msg)?)?;
+    crate::client::Client::new(args.client_config("", extras.headers.clone()))?;
     let base_url = args.base_url();
     let rt = crate::runner::runtime()?;
     let timeout = Duration::from_secs(args.ready_check_timeout_sec);
@@ -69,18 +69,8 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         }
         Err(e) => return Err(anyhow::Error::new(e).context(format!("--tokenizer {tok_name}"))),
     };
-    let model = args.model.clone().unwrap_or_default();
-    let settings = RunSettings {
-        client: args.client_config(&model).map_err(anyhow::Error::msg)?,
-        ignore_eos: None,
-        num_warmups: args.num_warmups,
-        metrics: cfg_metrics.clone(),
-        retokenize: args.retokenize,
-        tokenizer: Some(tok.clone()),
-        model,
-        backend: args.backend.clone(),
-        dataset_path: args.dataset_path.clone(),
-    };
+    let client = args.client_config(args.model.as_deref().unwrap_or_default(), extras.headers);
+    let settings = args.settings(client, cfg_metrics.clone(), Some(tok.clone()));
     let sc = scenario_run(&params, args.seed, settings).map_err(anyhow::Error::msg)?;
     let ds = dataset::build(&sc.dataset, tok.as_ref())
         .with_context(|| format!("dataset `{}`", args.dataset_name.as_str()))?;

@@ -15,7 +15,7 @@ use crate::dataset::{defaults, DatasetName};
 use crate::metrics::{self, Metric, MetricsConfig};
 use crate::record::{Endpoint, RampUpStrategy, RangeConvention, RequestRate, ScenarioParams};
 use crate::runner::single::{Extras, ResultName};
-use crate::runner::{scenario_run, RunSettings, ScenarioRun};
+use crate::runner::RunSettings;
 use crate::tokenizer::Tokenize;
 
 #[derive(Debug, Clone, Args)]
@@ -424,11 +424,11 @@ impl RunArgs {
         Ok(params)
     }
 
-    /// How `perfgate run` reaches the server, and its defaults of the request fields (none:
-    /// vLLM 0.33 sends no `temperature`). `model` is the model the run names.
-    pub fn client_config(&self, model: &str) -> Result<ClientConfig, String> {
-        let Extras { headers, .. } = self.extras()?;
-        Ok(ClientConfig {
+    /// How `perfgate run` reaches the server (`headers`: [`RunArgs::extras`]), and its defaults
+    /// of the request fields a scenario leaves unset (no `temperature`: vLLM 0.33 sends none).
+    /// `model` is the model the run names.
+    pub fn client_config(&self, model: &str, headers: Vec<(String, String)>) -> ClientConfig {
+        ClientConfig {
             base_url: self.base_url(),
             endpoint: self.endpoint.clone(),
             model: self
@@ -446,29 +446,28 @@ impl RunArgs {
                     .unwrap_or_else(|| format!("bench-{:08x}-", rand::random::<u32>())),
             ),
             keep_alive: !self.no_keep_alive,
-        })
+        }
     }
 
-    /// The scenario these flags describe, as the library runs it: [`RunArgs::params`] through
-    /// the one translation ([`scenario_run`]).
-    pub fn scenario(
+    /// What is not the scenario: the client ([`RunArgs::client_config`]), the command's
+    /// defaults, what to measure and how the record names itself. With [`RunArgs::params`] it
+    /// makes the run ([`crate::runner::scenario_run`]).
+    pub fn settings(
         &self,
+        client: ClientConfig,
         metrics: MetricsConfig,
         tokenizer: Option<Arc<dyn Tokenize>>,
-    ) -> Result<ScenarioRun, String> {
-        let params = self.params()?;
-        let model = self.model.clone().unwrap_or_default();
-        let settings = RunSettings {
-            client: self.client_config(&model)?,
+    ) -> RunSettings {
+        RunSettings {
+            client,
             ignore_eos: None,
             num_warmups: self.num_warmups,
             metrics,
             retokenize: self.retokenize,
             tokenizer,
-            model,
+            model: self.model.clone().unwrap_or_default(),
             backend: self.backend.clone(),
             dataset_path: self.dataset_path.clone(),
-        };
-        scenario_run(&params, self.seed, settings)
+        }
     }
 }

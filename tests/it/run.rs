@@ -26,6 +26,10 @@ fn ttft_and_tpot_agree_with_the_server_truth() {
     .unwrap();
     let truth = server.truth();
     assert_eq!((r.completed, r.failed), (32, 0));
+    // The cap the load ran under is the one the record names (one field, read by both).
+    assert_eq!(r.params.max_concurrency, Some(8));
+    assert!(r.scenario_id().ends_with("-c8"), "{}", r.scenario_id());
+    assert!(truth.max_in_flight <= 8, "{truth:?}");
     assert_eq!(r.total_output_tokens, 32 * 48);
     assert_eq!(r.total_input_tokens, 32 * 32);
     assert_eq!(r.output_token_source, Some(OutputTokenSource::Usage));
