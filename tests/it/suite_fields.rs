@@ -220,3 +220,55 @@ fn an_unknown_or_ill_typed_field_names_the_file_scenario_and_field() {
         assert!(err.contains(&want), "{line}: {err}");
     }
 }
+
+/// `perfgate ab` runs a chat scenario like any other: both arms' records name it with its
+/// fields, and its rows are in the report.
+#[test]
+fn ab_of_a_chat_scenario_carries_its_fields_into_records_and_report() {
+    let _serial = serial();
+    let dir = tempfile::tempdir().unwrap();
+    let params = CHAT_PARAMS.replace("num_prompts = 1", "num_prompts = 4");
+    let (text, id) = suite(&params);
+    let cmd = format!(
+        "exec {} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms 2 --itl-ms 1",
+        env!("CARGO_BIN_EXE_perfgate")
+    );
+    let text = text.replace(
+        "name = \"custom\"\n",
+        &format!(
+            "name = \"custom\"\n[engine.launch]\npreset = \"custom\"\ncommand = '''{cmd}'''\n"
+        ),
+    );
+    let file = dir.path().join("suite.toml");
+    std::fs::write(&file, text).unwrap();
+    let tok = word_tokenizer_json(dir.path());
+    let out = dir.path().join("out");
+    let o = perfgate()
+        .args(["ab", "--suite"])
+        .arg(&file)
+        .arg("--tokenizer")
+        .arg(&tok)
+        .args(["--port", &free_port().to_string(), "--stop-grace", "2"])
+        .args(["--max-launches", "2", "--color", "never", "--output-dir"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_ne!(o.status.code(), Some(2), "{err}");
+    assert_ne!(o.status.code(), Some(3), "{err}");
+    let recs = perfgate::record::read_jsonl(&out.join("results.jsonl")).unwrap();
+    assert!(recs.len() >= 2, "{err}");
+    let want: ScenarioParams = toml::from_str(&params).unwrap();
+    assert!(
+        recs.iter().all(|r| r.params == want && r.completed == 4),
+        "{recs:?}"
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("report.json")).unwrap()).unwrap();
+    let rows = report["rows"].as_array().unwrap();
+    assert!(
+        rows.iter()
+            .any(|r| r["scenario"] == id.as_str() && r["metric"] == "median_ttft_ms"),
+        "{report:#}"
+    );
+}
