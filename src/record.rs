@@ -530,15 +530,18 @@ impl ScenarioParams {
     }
 
     /// The part of [`ScenarioParams::id`] that names what each request asks for beyond its
-    /// prompt: empty for a completions scenario with the command's defaults (every scenario
-    /// written before these fields existed), so older baselines keep their ids.
+    /// prompt: empty for a completions scenario with the live check's defaults (every scenario
+    /// written before these fields existed), so older baselines keep their ids. A value equal
+    /// to that default (`temperature` 0, `ignore_eos` on: what `--temperature 0 --ignore-eos`
+    /// in vLLM's CI command lines says) adds nothing either, so such results still meet the
+    /// baselines imported from logs that did not record them.
     fn request_id_part(&self) -> String {
         let mut s = String::new();
         if self.endpoint == Some(Endpoint::Chat) {
             s.push_str("-chat");
         }
         let floats = [
-            ("temp", self.temperature),
+            ("temp", self.temperature.filter(|t| *t != 0.0)),
             ("topp", self.top_p),
             ("minp", self.min_p),
             ("freqpen", self.frequency_penalty),
@@ -553,10 +556,8 @@ impl ScenarioParams {
         if let Some(k) = self.top_k {
             s.push_str(&format!("-topk{k}"));
         }
-        match self.ignore_eos {
-            Some(true) => s.push_str("-ignoreeos"),
-            Some(false) => s.push_str("-eos"),
-            None => {}
+        if self.ignore_eos == Some(false) {
+            s.push_str("-eos");
         }
         // Objects are named by a digest of their canonical JSON (keys sorted): the record holds
         // them whole.
@@ -1661,5 +1662,125 @@ mod direction_tests {
         assert_eq!(Direction::of("failed"), Direction::Lower);
         assert_eq!(Direction::of("output_throughput"), Direction::Higher);
         assert_eq!(Direction::of("completed"), Direction::Higher);
+    }
+}
+
+#[cfg(test)]
+mod request_field_tests {
+    use super::*;
+
+    fn plain() -> ScenarioParams {
+        ScenarioParams {
+            dataset_name: "random".into(),
+            num_prompts: 8,
+            random_input_len: Some(32),
+            random_output_len: Some(16),
+            max_concurrency: Some(2),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn request_fields_name_the_scenario_and_the_defaults_add_nothing() {
+        let p = plain();
+        assert_eq!(p.id(), "random-in32-out16-n8-c2");
+        // Today's record of a plain scenario: none of the new keys.
+        let json = serde_json::to_string(&p).unwrap();
+        for key in [
+            "endpoint",
+            "temperature",
+            "top_p",
+            "ignore_eos",
+            "extra_body",
+        ] {
+            assert!(!json.contains(key), "{key}: {json}");
+        }
+        // The live check's defaults written out name the same scenario.
+        let same = ScenarioParams {
+            temperature: Some(0.0),
+            ignore_eos: Some(true),
+            endpoint: Some(Endpoint::Completions),
+            ..plain()
+        };
+        assert_eq!(same.id(), p.id());
+        let chat = ScenarioParams {
+            endpoint: Some(Endpoint::Chat),
+            temperature: Some(0.7),
+            top_p: Some(0.8),
+            top_k: Some(20),
+            repetition_penalty: Some(1.1),
+            ignore_eos: Some(false),
+            ..plain()
+        };
+        assert_eq!(
+            chat.id(),
+            "random-in32-out16-n8-c2-chat-temp0.7-topp0.8-reppen1.1-topk20-eos"
+        );
+        // Objects are named by their content, whatever the order of their keys.
+        let body = |text: &str| ScenarioParams {
+            extra_body: serde_json::from_str(text).unwrap(),
+            ..plain()
+        };
+        let a = body(r#"{"seed": 1, "stop": ["x"]}"#);
+        assert_eq!(a.id(), body(r#"{"stop": ["x"], "seed": 1}"#).id());
+        assert_ne!(a.id(), body(r#"{"seed": 2, "stop": ["x"]}"#).id());
+        assert!(
+            a.id().starts_with("random-in32-out16-n8-c2-body"),
+            "{}",
+            a.id()
+        );
+    }
+
+    #[test]
+    fn the_body_fields_come_in_order_and_extra_body_wins() {
+        let p = ScenarioParams {
+            endpoint: Some(Endpoint::Chat),
+            top_p: Some(0.5),
+            chat_template_kwargs: serde_json::json!({"enable_thinking": false})
+                .as_object()
+                .cloned(),
+            extra_body: serde_json::json!({"top_p": 0.9, "seed": 3})
+                .as_object()
+                .cloned(),
+            ..plain()
+        };
+        let b = serde_json::Value::Object(p.body_fields());
+        assert_eq!(
+            b,
+            serde_json::json!({
+                "top_p": 0.9, "chat_template_kwargs": {"enable_thinking": false}, "seed": 3
+            })
+        );
+        assert_eq!(p.check_request_fields(), Ok(()));
+    }
+
+    #[test]
+    fn out_of_range_or_misplaced_request_fields_are_named() {
+        let cases: [(fn(&mut ScenarioParams), &str); 6] = [
+            (|p| p.top_p = Some(0.0), "top_p must be in (0, 1], got 0"),
+            (|p| p.min_p = Some(1.5), "min_p must be in [0, 1], got 1.5"),
+            (
+                |p| p.temperature = Some(f64::NAN),
+                "temperature must be a finite number",
+            ),
+            (
+                |p| p.top_k = Some(-2),
+                "top_k must be -1 (off) or more, got -2",
+            ),
+            (
+                |p| p.chat_template_kwargs = Some(JsonObject::new()),
+                "chat_template_kwargs needs endpoint = \"chat\"",
+            ),
+            (
+                |p| p.extra_body = serde_json::json!({"stream": false}).as_object().cloned(),
+                "extra_body must not set `stream`",
+            ),
+        ];
+        for (set, says) in cases {
+            let mut p = plain();
+            set(&mut p);
+            let err = p.check_request_fields().unwrap_err();
+            assert!(err.starts_with(says), "{err}");
+        }
     }
 }
