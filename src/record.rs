@@ -1756,7 +1756,8 @@ mod request_field_tests {
 
     #[test]
     fn out_of_range_or_misplaced_request_fields_are_named() {
-        let cases: [(fn(&mut ScenarioParams), &str); 6] = [
+        type Case = (fn(&mut ScenarioParams), &'static str);
+        let cases: [Case; 6] = [
             (|p| p.top_p = Some(0.0), "top_p must be in (0, 1], got 0"),
             (|p| p.min_p = Some(1.5), "min_p must be in [0, 1], got 1.5"),
             (
