@@ -57,7 +57,20 @@ pub struct ChatMessage {
     pub content: String,
 }
 
-/// The `prefix_repetition` dataset's shape (vLLM's defaults: 256, 256, 10, 128).
+/// vLLM's dataset defaults (`vllm bench serve`), written here only: the flags of `perfgate run`,
+/// [`DatasetSpec::default`] and a scenario that leaves a length unset all take them from here.
+pub mod defaults {
+    pub const NUM_PROMPTS: usize = 1000;
+    pub const RANDOM_INPUT_LEN: u32 = 1024;
+    pub const RANDOM_OUTPUT_LEN: u32 = 128;
+    pub const PREFIX_REPETITION_PREFIX_LEN: u32 = 256;
+    pub const PREFIX_REPETITION_SUFFIX_LEN: u32 = 256;
+    pub const PREFIX_REPETITION_NUM_PREFIXES: u32 = 10;
+    pub const PREFIX_REPETITION_OUTPUT_LEN: u32 = 128;
+    pub const CUSTOM_OUTPUT_LEN: u32 = 256;
+}
+
+/// The `prefix_repetition` dataset's shape (default: vLLM's, [`defaults`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PrefixRepetition {
     pub prefix_len: u32,
@@ -69,10 +82,10 @@ pub struct PrefixRepetition {
 impl Default for PrefixRepetition {
     fn default() -> Self {
         PrefixRepetition {
-            prefix_len: 256,
-            suffix_len: 256,
-            num_prefixes: 10,
-            output_len: 128,
+            prefix_len: defaults::PREFIX_REPETITION_PREFIX_LEN,
+            suffix_len: defaults::PREFIX_REPETITION_SUFFIX_LEN,
+            num_prefixes: defaults::PREFIX_REPETITION_NUM_PREFIXES,
+            output_len: defaults::PREFIX_REPETITION_OUTPUT_LEN,
         }
     }
 }
@@ -93,7 +106,7 @@ pub struct DatasetSpec {
     /// `--random-prefix-len`; 0: none).
     pub random_prefix_len: u32,
     pub prefix_repetition: PrefixRepetition,
-    /// `custom`: the output length of every prompt (vLLM's `--custom-output-len`, default 256).
+    /// `custom`: the output length of every prompt (vLLM's `--custom-output-len`).
     pub custom_output_len: u32,
 }
 
@@ -102,16 +115,16 @@ impl Default for DatasetSpec {
         DatasetSpec {
             name: DatasetName::Random,
             path: None,
-            num_prompts: 1000,
-            random_input_len: 1024,
-            random_output_len: 128,
+            num_prompts: defaults::NUM_PROMPTS,
+            random_input_len: defaults::RANDOM_INPUT_LEN,
+            random_output_len: defaults::RANDOM_OUTPUT_LEN,
             random_range_ratio: 0.0,
             range_convention: RangeConvention::Vllm,
             sharegpt_output_len: None,
             seed: 0,
             random_prefix_len: 0,
             prefix_repetition: PrefixRepetition::default(),
-            custom_output_len: 256,
+            custom_output_len: defaults::CUSTOM_OUTPUT_LEN,
         }
     }
 }

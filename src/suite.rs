@@ -722,7 +722,48 @@ pub fn run_command(base_url: &str, model: &ModelPlan, s: &ScenarioPlan) -> Strin
         a.push(format!("--max-concurrency {c}"));
     }
     a.push(format!("--seed {}", s.seed));
+    a.extend(request_flags(p));
     a.join(" ")
+}
+
+/// The `perfgate run` flags of a scenario's request fields (endpoint, sampling, `ignore_eos`;
+/// `chat_template_kwargs` and `extra_body` as one `--extra-body`): the same body on the wire.
+fn request_flags(p: &ScenarioParams) -> Vec<String> {
+    let mut a = Vec::new();
+    if let Some(e) = p.endpoint {
+        a.push(format!("--endpoint {}", e.path()));
+    }
+    let floats = [
+        ("temperature", p.temperature),
+        ("top-p", p.top_p),
+        ("min-p", p.min_p),
+        ("frequency-penalty", p.frequency_penalty),
+        ("presence-penalty", p.presence_penalty),
+        ("repetition-penalty", p.repetition_penalty),
+    ];
+    for (flag, v) in floats {
+        if let Some(v) = v {
+            a.push(format!("--{flag}={v}"));
+        }
+    }
+    if let Some(k) = p.top_k {
+        a.push(format!("--top-k={k}"));
+    }
+    if let Some(i) = p.ignore_eos {
+        a.push(format!("--ignore-eos {i}"));
+    }
+    let mut body = crate::record::JsonObject::new();
+    if let Some(o) = &p.chat_template_kwargs {
+        body.insert("chat_template_kwargs".into(), o.clone().into());
+    }
+    if let Some(o) = &p.extra_body {
+        body.extend(o.clone());
+    }
+    if !body.is_empty() {
+        let text = serde_json::Value::Object(body).to_string();
+        a.push(format!("--extra-body {}", shell_quote(&text)));
+    }
+    a
 }
 
 /// A file-name-safe form of a model name (`Qwen/Qwen3-8B` → `Qwen_Qwen3-8B`).
@@ -1030,6 +1071,38 @@ mod tests {
         );
         // A container perfgate does not own is never `docker rm -f`'d by name.
         assert_eq!(docker_container("docker run --rm --name prod-db img"), None);
+    }
+
+    #[test]
+    fn the_run_command_carries_the_request_fields() {
+        let sp = ScenarioPlan {
+            id: String::new(),
+            params: ScenarioParams {
+                dataset_name: "random".into(),
+                num_prompts: 2,
+                endpoint: Some(crate::record::Endpoint::Chat),
+                temperature: Some(0.5),
+                top_k: Some(-1),
+                ignore_eos: Some(false),
+                chat_template_kwargs: serde_json::json!({"enable_thinking": false})
+                    .as_object()
+                    .cloned(),
+                extra_body: serde_json::json!({"seed": 1}).as_object().cloned(),
+                ..Default::default()
+            },
+            seed: 0,
+        };
+        let b = seeds_like("vllm", "vllm", "v1", None);
+        let p = plan(&b, &Overrides::default()).unwrap();
+        let cmd = run_command("http://h:1", &p.models[0], &sp);
+        assert!(
+            cmd.ends_with(
+                " --seed 0 --endpoint /v1/chat/completions --temperature=0.5 --top-k=-1 \
+                 --ignore-eos false --extra-body \
+                 '{\"chat_template_kwargs\":{\"enable_thinking\":false},\"seed\":1}'"
+            ),
+            "{cmd}"
+        );
     }
 
     #[test]

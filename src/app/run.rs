@@ -9,18 +9,21 @@ use super::{infra, Exit};
 use crate::cli::run::RunArgs;
 use crate::client::load::{self, LoadError};
 use crate::report::output;
+use crate::runner::scenario_run;
 use crate::runner::single::{self, Bar, SingleError};
 use crate::tokenizer::TokenizerError;
 
 pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
+    // Parse and check once: the flags' parsers checked each value; here the metrics, the
+    // headers, the scenario and the URL (before the server, the tokenizer and the dataset).
     let cfg_metrics = args.metrics_config().map_err(anyhow::Error::msg)?;
-    for note in args.validate().map_err(anyhow::Error::msg)? {
+    for note in args.notes() {
         eprintln!("perfgate: note: {note}");
     }
+    args.check_workload().map_err(anyhow::Error::msg)?;
     let extras = args.extras().map_err(anyhow::Error::msg)?;
-    // The URL and the API key are checked before the server, the tokenizer and the dataset.
-    let unchecked = args.scenario(cfg_metrics.clone(), None);
-    crate::client::Client::new(unchecked.map_err(anyhow::Error::msg)?.run.client)?;
+    let params = args.params().map_err(anyhow::Error::msg)?;
+    crate::client::Client::new(args.client_config("", extras.headers.clone()))?;
     let base_url = args.base_url();
     let rt = crate::runner::runtime()?;
     let timeout = Duration::from_secs(args.ready_check_timeout_sec);
@@ -66,25 +69,15 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
         }
         Err(e) => return Err(anyhow::Error::new(e).context(format!("--tokenizer {tok_name}"))),
     };
-    let sc = args
-        .scenario(cfg_metrics.clone(), Some(tok.clone()))
-        .map_err(anyhow::Error::msg)?;
+    let client = args.client_config(args.model.as_deref().unwrap_or_default(), extras.headers);
+    let settings = args.settings(client, cfg_metrics.clone(), Some(tok.clone()));
+    let sc = scenario_run(&params, args.seed, settings).map_err(anyhow::Error::msg)?;
     let work = crate::runner::workload::work(&sc.dataset, tok.as_ref(), &args.workload())?;
     if !server_first {
         ready(false)?;
     }
 
-    let mut cfg = sc.run;
-    cfg.client.base_url = base_url.clone();
-    cfg.client.headers = extras.headers.clone();
-    cfg.client.extra_body = extras.body();
-    if let Some(ramp) = cfg.ramp_up {
-        anyhow::ensure!(
-            args.request_rate.is_inf(),
-            "--request-rate and --ramp-up-strategy exclude each other: the ramp sets the rate"
-        );
-        ramp.validate().map_err(anyhow::Error::msg)?;
-    }
+    let cfg = sc.run;
     let progress = Bar::new(!args.no_progress);
     let spec_before = rt.block_on(single::spec_decode_counters(&base_url));
     let mut outcome = match rt.block_on(load::run_work(&cfg, work, &progress)) {

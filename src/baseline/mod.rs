@@ -285,6 +285,14 @@ impl Baseline {
                 message: "the file is empty".into(),
             });
         }
+        // A scenario field that is unknown or of the wrong type is named with its scenario (the
+        // typed parse below would name a line only, or, for an unknown one, nothing).
+        if let Ok(doc) = toml::from_str::<toml::Table>(text) {
+            check_param_fields(&doc).map_err(|message| BaselineError::Invalid {
+                path: path.into(),
+                message,
+            })?;
+        }
         let b: Baseline = toml::from_str(text).map_err(|e| {
             let (line, col) = e.span().map_or((1, 1), |s| line_col(text, s.start));
             BaselineError::Parse {
@@ -337,6 +345,12 @@ impl Baseline {
                             m.name, s.id
                         )));
                     }
+                }
+                if let Err(why) = s.params.check_request_fields() {
+                    return Err(invalid(format!(
+                        "model `{}`, scenario `{}`: {why}",
+                        m.name, s.id
+                    )));
                 }
                 let id = s.params.id();
                 if s.id != id {
@@ -716,6 +730,67 @@ impl Baseline {
 const HEADER: &str = "# perfgate baseline: per model and scenario, the value of every run of every metric.\n# Written by `perfgate baseline record`; see schema/baseline.schema.json.\n\n";
 
 /// A JSON number that keeps integers integral (so `completed = 10000.0` becomes `10000`).
+/// The fields a scenario's `params` table may hold: those of [`ScenarioParams`], read from its
+/// schema so the list cannot drift.
+fn param_fields() -> Vec<String> {
+    let schema = schemars::schema_for!(ScenarioParams);
+    schema
+        .as_object()
+        .and_then(|o| o.get("properties"))
+        .and_then(|p| p.as_object())
+        .map(|p| p.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Every `params` table of the file (`models[].scenarios[].params`): each key a field of
+/// [`ScenarioParams`] of the right type. The message names the model, the scenario and the
+/// field.
+fn check_param_fields(doc: &toml::Table) -> Result<(), String> {
+    let known = param_fields();
+    let tables = |v: Option<&toml::Value>| -> Vec<toml::Table> {
+        let items = v.and_then(|v| v.as_array()).cloned().unwrap_or_default();
+        items
+            .into_iter()
+            .filter_map(|t| t.as_table().cloned())
+            .collect()
+    };
+    for (mi, m) in tables(doc.get("models")).iter().enumerate() {
+        let model = m
+            .get("name")
+            .and_then(|n| n.as_str())
+            .map_or_else(|| format!("models[{mi}]"), |n| format!("model `{n}`"));
+        for (si, sc) in tables(m.get("scenarios")).iter().enumerate() {
+            let scenario = sc
+                .get("id")
+                .and_then(|n| n.as_str())
+                .map_or_else(|| format!("scenarios[{si}]"), |n| format!("scenario `{n}`"));
+            let Some(params) = sc.get("params").and_then(|p| p.as_table()) else {
+                continue;
+            };
+            for (key, value) in params {
+                if !known.iter().any(|k| k == key) {
+                    return Err(format!(
+                        "{model}, {scenario}: unknown field `{key}` in params (known: {})",
+                        known.join(", ")
+                    ));
+                }
+                // The field alone, beside the required ones, must read as its type.
+                let mut one = toml::Table::new();
+                one.insert("dataset_name".into(), "random".into());
+                one.insert("num_prompts".into(), 1.into());
+                one.insert(key.clone(), value.clone());
+                if let Err(e) = toml::Value::Table(one).try_into::<ScenarioParams>() {
+                    return Err(format!(
+                        "{model}, {scenario}: params field `{key}`: {}",
+                        e.message().trim()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 fn number(v: f64) -> serde_json::Value {
     if v.fract() == 0.0 && v.abs() < 9.0e15 {
         serde_json::Value::from(v as i64)
@@ -854,6 +929,87 @@ median_ttft_ms = { direction = "lower", values = [307467.3] }
                 .to_string();
             assert!(err.contains(says), "{to}: {err}");
             assert!(!err.contains("scenario id"), "not an id error: {err}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_or_ill_typed_scenario_field_is_named() {
+        for (field, says) in [
+            (
+                "tempreature = 0.5",
+                "unknown field `tempreature` in params (known: dataset_name,",
+            ),
+            (
+                "temperature = \"hot\"",
+                "params field `temperature`: invalid type",
+            ),
+            (
+                "endpoint = \"embeddings\"",
+                "params field `endpoint`: unknown variant",
+            ),
+            ("extra_body = 3", "params field `extra_body`: invalid type"),
+        ] {
+            let text = SAMPLE.replace(
+                "num_prompts = 2000",
+                &format!("num_prompts = 2000\n{field}"),
+            );
+            let err = Baseline::parse(&text, "s.toml").unwrap_err().to_string();
+            assert!(
+                err.starts_with(
+                    "s.toml: model `Qwen/Qwen3-8B`, scenario `random-in1024-out1024-n2000`: "
+                ),
+                "{err}"
+            );
+            assert!(err.contains(says), "{field}: {err}");
+        }
+    }
+
+    #[test]
+    fn request_fields_enter_the_id_and_are_checked() {
+        let chat = SAMPLE.replace(
+            "num_prompts = 2000",
+            "num_prompts = 2000\nendpoint = \"chat\"\ntemperature = 0.7\ntop_k = 20\n\
+             chat_template_kwargs = { enable_thinking = false }",
+        );
+        let err = Baseline::parse(&chat, "s.toml").unwrap_err().to_string();
+        let id = err
+            .split("expected `")
+            .nth(1)
+            .unwrap()
+            .trim_end_matches("`)");
+        assert!(
+            id.starts_with("random-in1024-out1024-n2000-chat-temp0.7-topk20-ctk"),
+            "{err}"
+        );
+        let b = Baseline::parse(
+            &chat.replace("random-in1024-out1024-n2000\"", &format!("{id}\"")),
+            "s.toml",
+        )
+        .unwrap();
+        let p = &b.models[0].scenarios[0].params;
+        assert_eq!(p.endpoint, Some(crate::record::Endpoint::Chat));
+        assert_eq!(
+            p.body_fields()["chat_template_kwargs"]["enable_thinking"],
+            false
+        );
+        assert_eq!(Baseline::parse(&b.to_toml(), "again.toml").unwrap(), b);
+        // chat_template_kwargs without the chat endpoint; a sampling value out of range.
+        for (from, to, says) in [
+            (
+                "endpoint = \"chat\"\n",
+                "",
+                "chat_template_kwargs needs endpoint = \"chat\"",
+            ),
+            (
+                "temperature = 0.7",
+                "temperature = -1.0",
+                "temperature must be a finite number ≥ 0, got -1",
+            ),
+        ] {
+            let err = Baseline::parse(&chat.replace(from, to), "s.toml")
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{err}");
         }
     }
 

@@ -91,8 +91,8 @@ pub fn warmups(s: &str) -> Result<usize, String> {
 }
 
 /// Requests in flight: 1 ..= [`MAX_CONCURRENCY`].
-pub fn concurrency(s: &str) -> Result<usize, String> {
-    whole_in(s, 1, MAX_CONCURRENCY as u64).map(|v| v as usize)
+pub fn concurrency(s: &str) -> Result<u64, String> {
+    whole_in(s, 1, MAX_CONCURRENCY as u64)
 }
 
 /// A prompt length in tokens: 1 ..= [`MAX_INPUT_LEN`].

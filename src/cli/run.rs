@@ -11,11 +11,11 @@ use super::num;
 
 use crate::client::load;
 use crate::client::ClientConfig;
-use crate::dataset::DatasetName;
+use crate::dataset::{defaults, DatasetName};
 use crate::metrics::{self, Metric, MetricsConfig};
-use crate::record::{RampUpStrategy, RangeConvention, RequestRate, ScenarioParams};
+use crate::record::{Endpoint, RampUpStrategy, RangeConvention, RequestRate, ScenarioParams};
 use crate::runner::single::{Extras, ResultName};
-use crate::runner::{scenario_run, RunSettings, ScenarioRun};
+use crate::runner::RunSettings;
 use crate::tokenizer::Tokenize;
 
 #[derive(Debug, Clone, Args)]
@@ -53,13 +53,13 @@ pub struct RunArgs {
     #[arg(long)]
     pub dataset_path: Option<PathBuf>,
     /// Number of prompts to send.
-    #[arg(long, default_value_t = 1000, value_parser = num::prompts)]
+    #[arg(long, default_value_t = defaults::NUM_PROMPTS, value_parser = num::prompts)]
     pub num_prompts: usize,
     /// Prompt length in tokens (random, fixed).
-    #[arg(long, default_value_t = 1024, value_parser = num::input_len)]
+    #[arg(long, default_value_t = defaults::RANDOM_INPUT_LEN, value_parser = num::input_len)]
     pub random_input_len: u32,
     /// Output length in tokens (random, fixed).
-    #[arg(long, default_value_t = 128, value_parser = num::output_len)]
+    #[arg(long, default_value_t = defaults::RANDOM_OUTPUT_LEN, value_parser = num::output_len)]
     pub random_output_len: u32,
     /// Length spread; read per --range-convention.
     #[arg(long, default_value_t = 0.0, value_parser = num::range_ratio)]
@@ -74,19 +74,19 @@ pub struct RunArgs {
     #[arg(long, value_parser = num::output_len)]
     pub sharegpt_output_len: Option<u32>,
     /// prefix_repetition: tokens of each shared prefix.
-    #[arg(long, default_value_t = 256, value_parser = num::len_or_zero)]
+    #[arg(long, default_value_t = defaults::PREFIX_REPETITION_PREFIX_LEN, value_parser = num::len_or_zero)]
     pub prefix_repetition_prefix_len: u32,
     /// prefix_repetition: tokens of each prompt's unique suffix.
-    #[arg(long, default_value_t = 256, value_parser = num::len_or_zero)]
+    #[arg(long, default_value_t = defaults::PREFIX_REPETITION_SUFFIX_LEN, value_parser = num::len_or_zero)]
     pub prefix_repetition_suffix_len: u32,
     /// prefix_repetition: how many distinct prefixes the prompts share.
-    #[arg(long, default_value_t = 10, value_parser = num::prefixes)]
+    #[arg(long, default_value_t = defaults::PREFIX_REPETITION_NUM_PREFIXES, value_parser = num::prefixes)]
     pub prefix_repetition_num_prefixes: u32,
     /// prefix_repetition: output length in tokens.
-    #[arg(long, default_value_t = 128, value_parser = num::output_len)]
+    #[arg(long, default_value_t = defaults::PREFIX_REPETITION_OUTPUT_LEN, value_parser = num::output_len)]
     pub prefix_repetition_output_len: u32,
     /// custom: output length in tokens of every prompt.
-    #[arg(long, default_value_t = 256, value_parser = num::output_len)]
+    #[arg(long, default_value_t = defaults::CUSTOM_OUTPUT_LEN, value_parser = num::output_len)]
     pub custom_output_len: u32,
     /// custom: accepted for vLLM compatibility (vLLM 0.33 spells it `--skip-chat-template`);
     /// perfgate never applies a chat template client-side (the chat endpoint applies the
@@ -111,7 +111,7 @@ pub struct RunArgs {
     pub ramp_up_end_rps: Option<f64>,
     /// At most this many requests in flight.
     #[arg(long, value_parser = num::concurrency)]
-    pub max_concurrency: Option<usize>,
+    pub max_concurrency: Option<u64>,
     /// Requests sent and discarded before the measured run.
     #[arg(long, default_value_t = 0, value_parser = num::warmups)]
     pub num_warmups: usize,
@@ -331,20 +331,9 @@ impl RunArgs {
             || self.result_dir.is_some()
     }
 
-    /// The checks that need no server, and the notes about flags accepted for vLLM
-    /// compatibility that perfgate does not act on.
-    pub fn validate(&self) -> Result<Vec<String>, String> {
-        if let Some(t) = self.request_timeout {
-            if !(t > 0.0 && t.is_finite()) {
-                return Err(format!(
-                    "--request-timeout must be a positive number of seconds, got {t}"
-                ));
-            }
-        }
-        if self.num_prompts == 0 {
-            return Err("--num-prompts must be at least 1".into());
-        }
-        crate::client::check_endpoint(&self.endpoint)?;
+    /// The checks of the workload flags that need no server: the per-request export formats,
+    /// the LoRA adapters, and multi-turn's chat endpoint.
+    pub fn check_workload(&self) -> Result<(), String> {
         self.detailed_formats()?;
         crate::workload::lora::check(&self.lora_modules)?;
         if self.multi_turn && !self.endpoint.contains("chat") {
@@ -354,6 +343,12 @@ impl RunArgs {
                     .into(),
             );
         }
+        Ok(())
+    }
+
+    /// Notes about flags accepted for vLLM compatibility that perfgate does not act on. (The
+    /// flags' own parsers check each value; [`RunArgs::params`] checks the scenario.)
+    pub fn notes(&self) -> Vec<String> {
         let mut notes = Vec::new();
         if self.trust_remote_code {
             notes.push(
@@ -362,7 +357,7 @@ impl RunArgs {
                     .to_string(),
             );
         }
-        Ok(notes)
+        notes
     }
 
     /// The workload flags: trace, multi-turn conversations, LoRA adapters.
@@ -388,11 +383,10 @@ impl RunArgs {
         }
     }
 
-    /// What `--metadata`, `--header`, `--extra-body` and the sampling flags add to a run.
+    /// What `--metadata` and `--header` add to a run.
     pub fn extras(&self) -> Result<Extras, String> {
-        let args = self;
         let mut metadata = std::collections::BTreeMap::new();
-        for kv in &args.metadata {
+        for kv in &self.metadata {
             let (k, v) = kv
                 .split_once('=')
                 .ok_or_else(|| format!("--metadata `{kv}`: expected KEY=VALUE"))?;
@@ -401,147 +395,148 @@ impl RunArgs {
             }
             metadata.insert(k.trim().to_string(), v.trim().to_string());
         }
-        let headers = args
+        let headers = self
             .header
             .iter()
             .map(|h| crate::client::parse_header(h))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut sampling = serde_json::Map::new();
-        let floats = [
-            ("top_p", args.top_p),
-            ("min_p", args.min_p),
-            ("frequency_penalty", args.frequency_penalty),
-            ("presence_penalty", args.presence_penalty),
-            ("repetition_penalty", args.repetition_penalty),
-        ];
-        for (key, v) in floats {
-            if let Some(v) = v {
-                if !v.is_finite() {
-                    return Err(format!(
-                        "--{}: {v} is not a finite number",
-                        key.replace('_', "-")
-                    ));
-                }
-                sampling.insert(key.into(), v.into());
-            }
-        }
-        if let Some(k) = args.top_k {
-            sampling.insert("top_k".into(), k.into());
-        }
-        let extra_body = match &args.extra_body {
-            None => serde_json::Map::new(),
+        Ok(Extras { metadata, headers })
+    }
+
+    /// The scenario these flags describe: built here once, and checked
+    /// ([`load::check_scenario`], the check every scenario gets), with the flag's name in the
+    /// message. `perfgate run` runs exactly this; a suite scenario with the same fields sends the
+    /// same requests.
+    pub fn params(&self) -> Result<ScenarioParams, String> {
+        crate::client::check_endpoint(&self.endpoint)?;
+        let extra_body = match &self.extra_body {
+            None => None,
             Some(text) => match serde_json::from_str::<serde_json::Value>(text) {
-                Ok(serde_json::Value::Object(m)) => m,
+                Ok(serde_json::Value::Object(m)) => Some(m),
                 Ok(_) => return Err(format!("--extra-body must be a JSON object, got `{text}`")),
                 Err(e) => return Err(format!("--extra-body is not valid JSON: {e}")),
             },
         };
-        Ok(Extras {
-            metadata,
-            headers,
-            sampling,
+        let a = self;
+        // vLLM's `--input-len` / `--output-len` set the dataset-specific lengths.
+        let input_len = a.input_len.unwrap_or(a.random_input_len);
+        let out = |flag: u32| a.output_len.unwrap_or(flag);
+        let random_like = matches!(a.dataset_name, DatasetName::Random | DatasetName::Fixed);
+        let (prefix_rep, custom) = match a.dataset_name {
+            DatasetName::PrefixRepetition => (true, false),
+            DatasetName::Custom => (false, true),
+            _ => (false, false),
+        };
+        let ramp = a
+            .ramp_up_strategy
+            .filter(|_| a.ramp_up_start_rps.is_some() && a.ramp_up_end_rps.is_some());
+        let params = ScenarioParams {
+            dataset_name: a.dataset_name.into(),
+            num_prompts: a.num_prompts as u64,
+            random_input_len: random_like.then_some(u64::from(input_len)),
+            random_output_len: random_like.then_some(u64::from(out(a.random_output_len))),
+            random_range_ratio: random_like.then_some(a.random_range_ratio),
+            range_convention: random_like.then_some(a.range_convention),
+            sharegpt_output_len: match a.dataset_name {
+                DatasetName::Sharegpt => a.output_len.or(a.sharegpt_output_len),
+                _ => a.sharegpt_output_len,
+            }
+            .map(u64::from),
+            request_rate: a.request_rate,
+            burstiness: Some(a.burstiness),
+            max_concurrency: a.max_concurrency,
+            random_prefix_len: (random_like && a.random_prefix_len > 0)
+                .then_some(u64::from(a.random_prefix_len)),
+            prefix_repetition_prefix_len: prefix_rep
+                .then_some(a.prefix_repetition_prefix_len.into()),
+            prefix_repetition_suffix_len: prefix_rep
+                .then_some(a.prefix_repetition_suffix_len.into()),
+            prefix_repetition_num_prefixes: prefix_rep
+                .then_some(a.prefix_repetition_num_prefixes.into()),
+            prefix_repetition_output_len: prefix_rep
+                .then_some(out(a.prefix_repetition_output_len).into()),
+            custom_output_len: custom.then_some(out(a.custom_output_len).into()),
+            ramp_up_strategy: ramp,
+            ramp_up_start_rps: ramp.and(a.ramp_up_start_rps),
+            ramp_up_end_rps: ramp.and(a.ramp_up_end_rps),
+            endpoint: (Endpoint::of_path(&a.endpoint) == Endpoint::Chat).then_some(Endpoint::Chat),
+            temperature: a.temperature,
+            top_p: a.top_p,
+            top_k: a.top_k,
+            min_p: a.min_p,
+            frequency_penalty: a.frequency_penalty,
+            presence_penalty: a.presence_penalty,
+            repetition_penalty: a.repetition_penalty,
+            ignore_eos: a.ignore_eos,
+            chat_template_kwargs: None,
             extra_body,
-        })
+        };
+        // A field's message names the flag that set it.
+        const FIELDS: [&str; 9] = [
+            "max_concurrency",
+            "request_rate",
+            "temperature",
+            "top_p",
+            "top_k",
+            "min_p",
+            "frequency_penalty",
+            "presence_penalty",
+            "repetition_penalty",
+        ];
+        load::check_scenario(&params).map_err(|e| match e.split_once(' ') {
+            Some((field, rest)) if FIELDS.contains(&field) => {
+                format!("--{} {rest}", field.replace('_', "-"))
+            }
+            Some(("extra_body", rest)) => format!("--extra-body {rest}"),
+            _ => e,
+        })?;
+        Ok(params)
     }
 
-    /// The scenario these flags describe, as the library runs it.
-    pub fn scenario(
+    /// How `perfgate run` reaches the server (`headers`: [`RunArgs::extras`]), and its defaults
+    /// of the request fields a scenario leaves unset (no `temperature`: vLLM 0.33 sends none).
+    /// `model` is the model the run names.
+    pub fn client_config(&self, model: &str, headers: Vec<(String, String)>) -> ClientConfig {
+        ClientConfig {
+            base_url: self.base_url(),
+            endpoint: self.endpoint.clone(),
+            model: self
+                .served_model_name
+                .clone()
+                .unwrap_or_else(|| model.to_string()),
+            temperature: None,
+            ignore_eos: false,
+            request_timeout: self.request_timeout.map(Duration::from_secs_f64),
+            extra_body: serde_json::Map::new(),
+            headers,
+            request_id_prefix: Some(
+                self.request_id_prefix
+                    .clone()
+                    .unwrap_or_else(|| format!("bench-{:08x}-", rand::random::<u32>())),
+            ),
+            keep_alive: !self.no_keep_alive,
+        }
+    }
+
+    /// What is not the scenario: the client ([`RunArgs::client_config`]), the command's
+    /// defaults, what to measure and how the record names itself. With [`RunArgs::params`] it
+    /// makes the run ([`crate::runner::scenario_run`]).
+    pub fn settings(
         &self,
+        client: ClientConfig,
         metrics: MetricsConfig,
         tokenizer: Option<Arc<dyn Tokenize>>,
-    ) -> Result<ScenarioRun, String> {
-        // vLLM's `--input-len` / `--output-len` set the dataset-specific lengths.
-        let mut args = self.clone();
-        if let Some(n) = self.input_len {
-            args.random_input_len = n;
-        }
-        if let Some(n) = self.output_len {
-            args.random_output_len = n;
-            if args.dataset_name == DatasetName::Sharegpt {
-                args.sharegpt_output_len = Some(n);
-            }
-            args.custom_output_len = n;
-            args.prefix_repetition_output_len = n;
-        }
-        let args = &args;
-        let random_like = matches!(args.dataset_name, DatasetName::Random | DatasetName::Fixed);
-        let params = ScenarioParams {
-            dataset_name: args.dataset_name.into(),
-            num_prompts: args.num_prompts as u64,
-            random_input_len: random_like.then_some(u64::from(args.random_input_len)),
-            random_output_len: random_like.then_some(u64::from(args.random_output_len)),
-            random_range_ratio: random_like.then_some(args.random_range_ratio),
-            range_convention: random_like.then_some(args.range_convention),
-            sharegpt_output_len: args.sharegpt_output_len.map(u64::from),
-            request_rate: args.request_rate,
-            burstiness: Some(args.burstiness),
-            max_concurrency: args.max_concurrency.map(|c| c as u64),
-            random_prefix_len: (random_like && args.random_prefix_len > 0)
-                .then_some(u64::from(args.random_prefix_len)),
-            ..Default::default()
-        };
-        let mut params = params;
-        match args.dataset_name {
-            DatasetName::PrefixRepetition => {
-                params.prefix_repetition_prefix_len =
-                    Some(args.prefix_repetition_prefix_len.into());
-                params.prefix_repetition_suffix_len =
-                    Some(args.prefix_repetition_suffix_len.into());
-                params.prefix_repetition_num_prefixes =
-                    Some(args.prefix_repetition_num_prefixes.into());
-                params.prefix_repetition_output_len =
-                    Some(args.prefix_repetition_output_len.into());
-            }
-            DatasetName::Custom => params.custom_output_len = Some(args.custom_output_len.into()),
-            _ => {}
-        }
-        let ramp_up = match (
-            args.ramp_up_strategy,
-            args.ramp_up_start_rps,
-            args.ramp_up_end_rps,
-        ) {
-            (Some(strategy), Some(start_rps), Some(end_rps)) => Some(load::RampUp {
-                strategy,
-                start_rps,
-                end_rps,
-            }),
-            _ => None,
-        };
-        if let Some(r) = ramp_up {
-            params.ramp_up_strategy = Some(r.strategy);
-            params.ramp_up_start_rps = Some(r.start_rps);
-            params.ramp_up_end_rps = Some(r.end_rps);
-        }
-        let model = args.model.clone().unwrap_or_default();
-        let settings = RunSettings {
-            client: ClientConfig {
-                base_url: args.base_url(),
-                endpoint: args.endpoint.clone(),
-                model: args
-                    .served_model_name
-                    .clone()
-                    .unwrap_or_else(|| model.clone()),
-                temperature: args.temperature,
-                ignore_eos: false,
-                request_timeout: args.request_timeout.map(Duration::from_secs_f64),
-                extra_body: serde_json::Map::new(),
-                headers: Vec::new(),
-                request_id_prefix: Some(
-                    args.request_id_prefix
-                        .clone()
-                        .unwrap_or_else(|| format!("bench-{:08x}-", rand::random::<u32>())),
-                ),
-                keep_alive: !args.no_keep_alive,
-            },
-            ignore_eos: args.ignore_eos,
-            num_warmups: args.num_warmups,
+    ) -> RunSettings {
+        RunSettings {
+            client,
+            ignore_eos: None,
+            num_warmups: self.num_warmups,
             metrics,
-            retokenize: args.retokenize,
+            retokenize: self.retokenize,
             tokenizer,
-            model,
-            backend: args.backend.clone(),
-            dataset_path: args.dataset_path.clone(),
-        };
-        scenario_run(&params, args.seed, settings)
+            model: self.model.clone().unwrap_or_default(),
+            backend: self.backend.clone(),
+            dataset_path: self.dataset_path.clone(),
+        }
     }
 }

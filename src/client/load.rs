@@ -22,7 +22,7 @@ use crate::client::{Client, ClientConfig, ClientError};
 use crate::dataset::Prompt;
 use crate::metrics::{Accumulator, Detailed, MetricsConfig};
 use crate::record::RequestRecord;
-use crate::record::{RampUpStrategy, RequestRate, ScenarioParams, ScenarioResult};
+use crate::record::{Endpoint, RampUpStrategy, RequestRate, ScenarioParams, ScenarioResult};
 use crate::tokenizer::Tokenize;
 
 /// At most this many connections are opened before a run (see [`Client::preconnect`]).
@@ -31,13 +31,9 @@ const MAX_PRECONNECT: usize = 4096;
 /// Everything needed to run one scenario against a server.
 #[derive(Clone)]
 pub struct RunConfig {
+    /// How to reach the server, and the request fields a scenario leaves unset (the command's
+    /// defaults): the scenario's endpoint, `temperature`, `ignore_eos` and body fields win.
     pub client: ClientConfig,
-    pub request_rate: RequestRate,
-    /// Gamma shape of the gaps between requests (1 = Poisson). Ignored for rate `inf`.
-    pub burstiness: f64,
-    /// Ramp the rate up over the run instead of `request_rate` (vLLM's `--ramp-up-strategy`).
-    pub ramp_up: Option<RampUp>,
-    pub max_concurrency: Option<usize>,
     /// Requests sent (and discarded) before the measured run.
     pub num_warmups: usize,
     /// Seeds the arrival schedule.
@@ -50,6 +46,9 @@ pub struct RunConfig {
     /// Identity written into the result.
     pub model: String,
     pub backend: String,
+    /// The scenario: the schedule (`request_rate`, `burstiness`, the ramp-up), the cap
+    /// (`max_concurrency`) and the request fields are read from here, and nowhere else, so the
+    /// record names exactly what was run.
     pub params: ScenarioParams,
 }
 
@@ -57,10 +56,7 @@ impl std::fmt::Debug for RunConfig {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunConfig")
             .field("client", &self.client)
-            .field("request_rate", &self.request_rate)
-            .field("burstiness", &self.burstiness)
-            .field("ramp_up", &self.ramp_up)
-            .field("max_concurrency", &self.max_concurrency)
+            .field("params", &self.params)
             .field("num_warmups", &self.num_warmups)
             .field("seed", &self.seed)
             .field("metrics", &self.metrics)
@@ -80,10 +76,6 @@ impl RunConfig {
                 model: model.to_string(),
                 ..Default::default()
             },
-            request_rate: RequestRate::Inf,
-            burstiness: 1.0,
-            ramp_up: None,
-            max_concurrency: None,
             num_warmups: 0,
             seed: 0,
             metrics: MetricsConfig::default(),
@@ -93,6 +85,44 @@ impl RunConfig {
             backend: "openai".into(),
             params: ScenarioParams::default(),
         }
+    }
+
+    /// At most this many requests in flight (`params.max_concurrency`).
+    pub fn max_concurrency(&self) -> Option<usize> {
+        let c = self.params.max_concurrency?;
+        Some(usize::try_from(c).unwrap_or(usize::MAX))
+    }
+
+    /// Gamma shape of the gaps between requests (1 = Poisson). Ignored for rate `inf`.
+    pub fn burstiness(&self) -> f64 {
+        self.params.burstiness.unwrap_or(1.0)
+    }
+
+    /// The ramp-up of the rate over the run, if the scenario has one (vLLM's
+    /// `--ramp-up-strategy`); it replaces `params.request_rate`.
+    pub fn ramp_up(&self) -> Option<RampUp> {
+        RampUp::of(&self.params)
+    }
+
+    /// The client of the measured requests: [`RunConfig::client`] with what the scenario asks
+    /// of every request (endpoint, `temperature`, `ignore_eos`, sampling,
+    /// `chat_template_kwargs`, `extra_body`) where it sets them.
+    pub fn request_client(&self) -> ClientConfig {
+        let (mut c, p) = (self.client.clone(), &self.params);
+        if let Some(e) = p.endpoint {
+            // A path of the same API (e.g. behind a prefix) is kept.
+            if Endpoint::of_path(&c.endpoint) != e {
+                c.endpoint = e.path().into();
+            }
+        }
+        if let Some(t) = p.temperature {
+            c.temperature = Some(t);
+        }
+        if let Some(i) = p.ignore_eos {
+            c.ignore_eos = i;
+        }
+        c.extra_body.extend(p.body_fields());
+        c
     }
 }
 
@@ -217,6 +247,22 @@ impl RampUp {
     }
 }
 
+/// The checks of a scenario before it runs, the message naming the field: a cap of at least
+/// 1, a ramp-up within vLLM's rules and not beside a finite `request_rate` (the ramp sets the
+/// rate), and the request fields ([`ScenarioParams::check_request_fields`]).
+pub fn check_scenario(p: &ScenarioParams) -> Result<(), String> {
+    if p.max_concurrency == Some(0) {
+        return Err("max_concurrency must be at least 1".into());
+    }
+    if let Some(ramp) = RampUp::of(p) {
+        if !p.request_rate.is_inf() {
+            return Err("request_rate must be inf with a ramp-up (the ramp sets the rate)".into());
+        }
+        ramp.validate()?;
+    }
+    p.check_request_fields()
+}
+
 /// Due times of `n` requests under a ramp-up: the gap after request `i` is drawn from the gamma
 /// distribution of the rate at `i` (see [`RampUpStrategy::rate`]), seeded.
 pub fn schedule_ramp(
@@ -270,11 +316,8 @@ pub async fn run_work(
     if work.requests() == 0 {
         return Err(LoadError::NoPrompts);
     }
-    if cfg.max_concurrency == Some(0) {
-        return Err(LoadError::Config(
-            "--max-concurrency must be at least 1".into(),
-        ));
-    }
+    check_scenario(&cfg.params).map_err(LoadError::Config)?;
+    let (burstiness, max_concurrency) = (cfg.burstiness(), cfg.max_concurrency());
     // A timed trace brings its own times (in order); otherwise the seeded schedule.
     let timed: Option<Vec<Duration>> = match &work {
         Work::Prompts(p) => p
@@ -284,31 +327,32 @@ pub async fn run_work(
         Work::Conversations(_) => None,
     };
     let items = work.items();
-    let due = match (&timed, cfg.ramp_up) {
+    let due = match (&timed, cfg.ramp_up()) {
         (Some(t), _) => t.clone(),
-        (None, Some(ramp)) => schedule_ramp(items, ramp, cfg.burstiness, cfg.seed)?,
-        (None, None) => schedule(items, cfg.request_rate, cfg.burstiness, cfg.seed)?,
+        (None, Some(ramp)) => schedule_ramp(items, ramp, burstiness, cfg.seed)?,
+        (None, None) => schedule(items, cfg.params.request_rate, burstiness, cfg.seed)?,
     };
-    let client = Arc::new(Client::new(cfg.client.clone())?);
+    let client = Arc::new(Client::new(cfg.request_client())?);
 
     let warmup_failed = if cfg.num_warmups > 0 {
         let prompts = work.warmup_prompts();
-        warmup(&client, &prompts, cfg.num_warmups, cfg.max_concurrency).await
+        warmup(&client, &prompts, cfg.num_warmups, max_concurrency).await
     } else {
         0
     };
 
     let n = work.requests();
-    let in_flight = cfg.max_concurrency.unwrap_or(n).min(n);
+    let in_flight = max_concurrency.unwrap_or(n).min(n);
     raise_open_files_limit(in_flight);
     if cfg.client.keep_alive {
         client.preconnect(in_flight.min(MAX_PRECONNECT)).await;
     }
     progress.start(n as u64);
-    let slots = cfg.max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
+    let slots = max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
     let (tx, mut rx) = mpsc::unbounded_channel::<RequestRecord>();
     let t0 = Instant::now();
-    let finite_rate = !cfg.request_rate.is_inf() || cfg.ramp_up.is_some() || timed.is_some();
+    let finite_rate =
+        !cfg.params.request_rate.is_inf() || cfg.ramp_up().is_some() || timed.is_some();
 
     let scheduler = {
         let client = client.clone();

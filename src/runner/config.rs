@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::client::load::RunConfig;
+use crate::client::load::{self, RunConfig};
 use crate::client::ClientConfig;
-use crate::dataset::DatasetSpec;
+use crate::dataset::{defaults, DatasetSpec, PrefixRepetition};
 use crate::metrics::MetricsConfig;
 use crate::record::ScenarioParams;
 use crate::tokenizer::Tokenize;
@@ -16,10 +16,12 @@ use crate::tokenizer::Tokenize;
 /// measure, and how the record names itself.
 #[derive(Clone)]
 pub struct RunSettings {
-    /// The client; `ignore_eos` is overridden by [`RunSettings::ignore_eos`].
+    /// How to reach the server, and the command's defaults of the request fields a scenario
+    /// leaves unset (`temperature`; `ignore_eos` is [`RunSettings::ignore_eos`]).
     pub client: ClientConfig,
-    /// `Some(v)`: always `v`; `None`: ignore EOS for datasets with fixed lengths (random,
-    /// fixed), as vLLM's benchmark does.
+    /// The command's default of `ignore_eos` when the scenario leaves it unset. `Some(v)`:
+    /// `v`; `None`: ignore EOS for datasets with fixed lengths (random, fixed), as vLLM's
+    /// benchmark does.
     pub ignore_eos: Option<bool>,
     pub num_warmups: usize,
     pub metrics: MetricsConfig,
@@ -40,7 +42,10 @@ pub struct ScenarioRun {
 }
 
 /// Turn a scenario (its parameters and seed) into the prompts to build and the run to make. The
-/// seed drives both the dataset and the arrival schedule. Errors name the field.
+/// seed drives both the dataset and the arrival schedule. The scenario is checked here, once
+/// for every caller ([`load::check_scenario`]); errors name the field. The run reads the
+/// schedule, the cap and the request fields from the scenario itself, so its record names
+/// exactly what was run.
 pub fn scenario_run(
     params: &ScenarioParams,
     seed: u64,
@@ -50,43 +55,55 @@ pub fn scenario_run(
         .dataset_name
         .known()
         .ok_or_else(|| format!("unknown dataset `{}`", params.dataset_name))?;
-    let u32_of = |v: Option<u64>, field: &str| -> Result<u32, String> {
-        u32::try_from(v.unwrap_or(0)).map_err(|_| format!("{field} is too large"))
+    load::check_scenario(params)?;
+    let u32_of = |v: Option<u64>, default: u32, field: &str| -> Result<u32, String> {
+        v.map_or(Ok(default), |v| {
+            u32::try_from(v).map_err(|_| format!("{field} is too large"))
+        })
     };
+    let pr = PrefixRepetition::default();
     let dataset = DatasetSpec {
         name,
         path: s.dataset_path,
         num_prompts: usize::try_from(params.num_prompts)
             .map_err(|_| "num_prompts is too large".to_string())?,
-        random_input_len: u32_of(params.random_input_len, "random_input_len")?,
-        random_output_len: u32_of(params.random_output_len, "random_output_len")?,
+        random_input_len: u32_of(params.random_input_len, 0, "random_input_len")?,
+        random_output_len: u32_of(params.random_output_len, 0, "random_output_len")?,
         random_range_ratio: params.random_range_ratio.unwrap_or(0.0),
         range_convention: params.range_convention.unwrap_or_default(),
         sharegpt_output_len: match params.sharegpt_output_len {
-            Some(v) => Some(u32_of(Some(v), "sharegpt_output_len")?),
+            Some(v) => Some(u32_of(Some(v), 0, "sharegpt_output_len")?),
             None => None,
         },
         seed,
-        random_prefix_len: u32_of(params.random_prefix_len, "random_prefix_len")?,
-        prefix_repetition: crate::dataset::PrefixRepetition {
+        random_prefix_len: u32_of(params.random_prefix_len, 0, "random_prefix_len")?,
+        prefix_repetition: PrefixRepetition {
             prefix_len: u32_of(
-                params.prefix_repetition_prefix_len.or(Some(256)),
+                params.prefix_repetition_prefix_len,
+                pr.prefix_len,
                 "prefix_len",
             )?,
             suffix_len: u32_of(
-                params.prefix_repetition_suffix_len.or(Some(256)),
+                params.prefix_repetition_suffix_len,
+                pr.suffix_len,
                 "suffix_len",
             )?,
             num_prefixes: u32_of(
-                params.prefix_repetition_num_prefixes.or(Some(10)),
+                params.prefix_repetition_num_prefixes,
+                pr.num_prefixes,
                 "num_prefixes",
             )?,
             output_len: u32_of(
-                params.prefix_repetition_output_len.or(Some(128)),
+                params.prefix_repetition_output_len,
+                pr.output_len,
                 "output_len",
             )?,
         },
-        custom_output_len: u32_of(params.custom_output_len.or(Some(256)), "custom_output_len")?,
+        custom_output_len: u32_of(
+            params.custom_output_len,
+            defaults::CUSTOM_OUTPUT_LEN,
+            "custom_output_len",
+        )?,
     };
     let mut client = s.client;
     client.ignore_eos = s
@@ -94,13 +111,6 @@ pub fn scenario_run(
         .unwrap_or(params.dataset_name.uses_random_lens());
     let run = RunConfig {
         client,
-        request_rate: params.request_rate,
-        burstiness: params.burstiness.unwrap_or(1.0),
-        ramp_up: crate::client::load::RampUp::of(params),
-        max_concurrency: match params.max_concurrency {
-            Some(c) => Some(usize::try_from(c).map_err(|_| "max_concurrency is too large")?),
-            None => None,
-        },
         num_warmups: s.num_warmups,
         seed,
         metrics: s.metrics,
@@ -150,8 +160,8 @@ mod tests {
         assert_eq!(r.dataset.random_input_len, 16);
         assert_eq!(r.dataset.seed, 42);
         assert_eq!(r.run.seed, 42);
-        assert_eq!(r.run.max_concurrency, Some(3));
-        assert_eq!(r.run.burstiness, 0.5);
+        assert_eq!(r.run.max_concurrency(), Some(3));
+        assert_eq!(r.run.burstiness(), 0.5);
         assert!(r.run.client.ignore_eos, "random lengths ignore EOS");
         assert_eq!(r.run.params, p);
         let mut sg = p.clone();

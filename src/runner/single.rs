@@ -1,6 +1,6 @@
 //! `perfgate run`: one scenario against a server that is already running (like `vllm bench
 //! serve`). The pieces around the load client: the server's readiness and model list, the
-//! tokenizer vLLM would choose, what the sampling flags add to each request, the progress bar,
+//! tokenizer vLLM would choose, what `--metadata` and `--header` add, the progress bar,
 //! and the `--save-result` JSON and its file name.
 
 use std::collections::BTreeMap;
@@ -31,24 +31,11 @@ pub fn base_url(base_url: Option<&str>, host: &str, port: u16) -> String {
     }
 }
 
-/// What `--metadata`, `--header`, `--extra-body` and the sampling flags add to a run.
+/// What `--metadata` and `--header` add to a run (the request fields are the scenario's).
 #[derive(Debug, Clone, Default)]
 pub struct Extras {
     pub metadata: BTreeMap<String, String>,
     pub headers: Vec<(String, String)>,
-    /// The sampling flags as request fields.
-    pub sampling: serde_json::Map<String, serde_json::Value>,
-    pub extra_body: serde_json::Map<String, serde_json::Value>,
-}
-
-impl Extras {
-    /// The extra request fields: the sampling flags first; `--extra-body` wins where both name
-    /// a field.
-    pub fn body(&self) -> serde_json::Map<String, serde_json::Value> {
-        let mut body = self.sampling.clone();
-        body.extend(self.extra_body.clone());
-        body
-    }
 }
 
 /// Wait for the server to answer `GET /v1/models` (any status below 500), up to `timeout`
@@ -322,7 +309,7 @@ pub struct ResultName<'a> {
     pub dir: Option<&'a Path>,
     pub backend: &'a str,
     pub request_rate: String,
-    pub max_concurrency: Option<usize>,
+    pub max_concurrency: Option<u64>,
     pub model: &'a str,
 }
 

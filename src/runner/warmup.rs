@@ -87,7 +87,7 @@ impl Runner {
             };
             sc.dataset.num_prompts = n as usize;
             sc.dataset.seed = sp.seed ^ WARMUP_SEED;
-            sc.run.request_rate = RequestRate::Inf;
+            sc.run.params.request_rate = RequestRate::Inf;
             sc.run.num_warmups = 0;
             let (spec, tok) = (sc.dataset, l.tok.clone());
             let built = tokio::task::spawn_blocking(move || dataset::build(&spec, tok.as_ref()));

@@ -565,8 +565,11 @@ fn live_engine_killed_mid_scenario_gives_error_rows_and_the_next_model_runs() {
     assert!(metrics.contains("\"model\":\"model-b\""), "{metrics}");
 }
 
+/// The CPU suite live on llama.cpp, its chat scenario included: records for every scenario, a
+/// saved baseline, and a second `check` against that baseline that passes with the chat rows in
+/// its report (a chat scenario is gated like the others).
 #[test]
-fn live_cpu_suite_runs_on_llamacpp_and_saves_a_baseline() {
+fn live_cpu_suite_runs_on_llamacpp_saves_a_baseline_and_gates_its_chat_scenario() {
     if !engine_available() {
         return;
     }
@@ -587,7 +590,7 @@ fn live_cpu_suite_runs_on_llamacpp_and_saves_a_baseline() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let results = std::fs::read_to_string(dir.path().join("out/results.jsonl")).unwrap();
     let recs = perfgate::record::parse_jsonl(&results, "results.jsonl").unwrap();
-    assert_eq!(recs.len(), 3, "{results}");
+    assert_eq!(recs.len(), 4, "{results}");
     for rec in &recs {
         // Every request is accounted for. (Not asserted: failed == 0 — the streaming client
         // sometimes gets "connection closed before message completed" from llama.cpp's HTTP
@@ -602,14 +605,48 @@ fn live_cpu_suite_runs_on_llamacpp_and_saves_a_baseline() {
         assert_eq!(rec.total_output_tokens, out_len * rec.completed, "{rec:?}");
         assert!(rec.stats["mean_ttft_ms"] > 0.0);
     }
+    let chat: Vec<_> = recs
+        .iter()
+        .filter(|r| r.params.endpoint == Some(perfgate::record::Endpoint::Chat))
+        .collect();
+    assert_eq!(chat.len(), 1, "{results}");
+    assert_eq!(chat[0].scenario_id(), "random-in32-out16-n4-c2-chat");
     let metrics = std::fs::read_to_string(dir.path().join("out/engine-metrics.jsonl")).unwrap();
-    assert_eq!(metrics.lines().count(), 3);
+    assert_eq!(metrics.lines().count(), 4);
     assert!(metrics.contains("\"namespace\":\"llamacpp\""), "{metrics}");
     let b = perfgate::baseline::Baseline::load(&saved).unwrap();
-    assert_eq!(b.to_records().len(), 3);
+    assert_eq!(b.to_records().len(), 4);
     assert_eq!(
-        b.engine.launch.unwrap().preset.as_deref(),
+        b.engine.launch.as_ref().unwrap().preset.as_deref(),
         Some("llama.cpp")
+    );
+
+    // The gate: the suite checked against its own baseline passes, the chat rows included.
+    let again = tempfile::tempdir().unwrap();
+    let r = run_live(
+        again.path(),
+        &b.to_toml(),
+        &["--port", &port],
+        Duration::from_secs(300),
+    );
+    assert_eq!(r.code, 0, "{}\n{:#}", r.stderr, r.report);
+    let rows = rows_of(&r.report, "SmolLM2-135M-Instruct");
+    let chat_rows: Vec<_> = rows
+        .iter()
+        .filter(|row| row["scenario"] == "random-in32-out16-n4-c2-chat")
+        .collect();
+    assert!(
+        chat_rows
+            .iter()
+            .any(|row| row["metric"] == "median_ttft_ms"),
+        "{:#}",
+        r.report
+    );
+    assert!(
+        chat_rows
+            .iter()
+            .all(|row| row["verdict"] != "error" && row["verdict"] != "regressed"),
+        "{chat_rows:#?}"
     );
 }
 

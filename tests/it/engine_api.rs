@@ -120,7 +120,7 @@ fn peak_in_flight_stays_under_the_cap_while_vllms_per_second_peak_does_not() {
         ..Default::default()
     });
     let mut cfg = config(&server.url());
-    cfg.max_concurrency = Some(4);
+    cfg.params.max_concurrency = Some(4);
     // 24 requests of ~40 ms, 4 at a time: about 0.25 s in all, inside one or two seconds.
     let r = block_on(30, load::run_scenario(&cfg, prompts(24, 4, 8), &NoProgress)).unwrap();
     assert_eq!((r.completed, r.failed), (24, 0));

@@ -19,7 +19,7 @@ fn half_faulty(fault: Fault, timeout: Option<Duration>) -> perfgate::record::Sce
     });
     let mut cfg = config(&server.url());
     cfg.client.request_timeout = timeout;
-    cfg.max_concurrency = Some(3);
+    cfg.params.max_concurrency = Some(3);
     block_on(30, load::run_scenario(&cfg, prompts(6, 4, 8), &NoProgress)).unwrap()
 }
 

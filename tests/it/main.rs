@@ -19,6 +19,7 @@ mod import;
 mod llamacpp;
 mod run;
 mod signoff;
+mod suite_fields;
 mod support;
 mod vllm;
 mod wire;

@@ -17,7 +17,7 @@ fn ttft_and_tpot_agree_with_the_server_truth() {
     // A debug build on a shared 2-core machine: 8 streams keep the CPU out of the picture (the
     // 64-stream, 640-prompt figure is measured with a release build, see docs/run.md).
     let mut cfg = config(&server.url());
-    cfg.max_concurrency = Some(8);
+    cfg.params.max_concurrency = Some(8);
     cfg.num_warmups = 8;
     let r = block_on(
         60,
@@ -26,6 +26,10 @@ fn ttft_and_tpot_agree_with_the_server_truth() {
     .unwrap();
     let truth = server.truth();
     assert_eq!((r.completed, r.failed), (32, 0));
+    // The cap the load ran under is the one the record names (one field, read by both).
+    assert_eq!(r.params.max_concurrency, Some(8));
+    assert!(r.scenario_id().ends_with("-c8"), "{}", r.scenario_id());
+    assert!(truth.max_in_flight <= 8, "{truth:?}");
     assert_eq!(r.total_output_tokens, 32 * 48);
     assert_eq!(r.total_input_tokens, 32 * 32);
     assert_eq!(r.output_token_source, Some(OutputTokenSource::Usage));
@@ -154,8 +158,8 @@ fn under_a_request_rate_latency_counts_from_the_scheduled_time() {
         ..Default::default()
     });
     let mut cfg = config(&server.url());
-    cfg.request_rate = RequestRate::PerSecond(100.0);
-    cfg.max_concurrency = Some(1);
+    cfg.params.request_rate = RequestRate::PerSecond(100.0);
+    cfg.params.max_concurrency = Some(1);
     cfg.seed = 3;
     let r = block_on(30, load::run_scenario(&cfg, prompts(8, 4, 4), &NoProgress)).unwrap();
     assert_eq!(r.completed, 8);
