@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::config::{GateConfig, MetricClass, DEFAULT_PRIOR_DF};
+use super::config::{GateConfig, MetricClass, MetricRule, DEFAULT_PRIOR_DF};
 use super::moderate::{self, Prior};
 use super::stats::{self, StatsError};
 use crate::record::ScenarioResult;
@@ -426,8 +426,8 @@ impl Priors {
     /// settings' `noise_pct` (worth `prior_df`, default [`DEFAULT_PRIOR_DF`]) when given, else
     /// the learnt one of its class (worth [`Prior::weight`], or `prior_df` when set). `None`:
     /// nothing to learn from.
-    pub fn prior(&self, metric: &str, cfg: &GateConfig) -> Option<(f64, f64)> {
-        if let Some(p) = cfg.rule(metric).noise_pct {
+    pub fn prior(&self, metric: &str, rule: &MetricRule, cfg: &GateConfig) -> Option<(f64, f64)> {
+        if let Some(p) = rule.noise_pct {
             return Some((p / 100.0, cfg.prior_df().unwrap_or(DEFAULT_PRIOR_DF)));
         }
         let p = self.learnt.get(&MetricClass::of(metric))?;
@@ -698,7 +698,7 @@ fn engine_wide_series<'a>(
     metric: &str,
     cfg: &GateConfig,
 ) -> Option<EngineWideSeries<'a>> {
-    let prior = priors.prior(metric, cfg);
+    let prior = priors.prior(metric, &cfg.rule(metric), cfg);
     let mut kept: Vec<(&Launches, f64)> = Vec::new();
     for l in rows {
         if let Some(n) = estimate(&[l], prior) {
@@ -751,7 +751,7 @@ fn engine_wide_rows(
             continue;
         }
         let rho = scenario_corr(&[with_sd]);
-        let prior = engine_wide_prior(&w, rho, priors.prior(&metric, cfg));
+        let prior = engine_wide_prior(&w, rho, priors.prior(&metric, &rule, cfg));
         let Some(mut levels) = two_level(&series, prior) else {
             continue;
         };
@@ -823,7 +823,7 @@ pub fn table(records: &[ScenarioResult], cfg: &GateConfig) -> Vec<NoiseRow> {
     let mut out = Vec::new();
     for (model, scenario, metric, l) in rows {
         let rule = cfg.rule(&metric);
-        let Some(levels) = two_level(&l, priors.prior(&metric, cfg)) else {
+        let Some(levels) = two_level(&l, priors.prior(&metric, &rule, cfg)) else {
             continue;
         };
         let launches_to_pass = to_pass(

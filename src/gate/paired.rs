@@ -16,12 +16,14 @@
 
 use std::collections::BTreeMap;
 
-use super::config::{percentile_supported, GateConfig, Look};
+use super::config::{percentile_supported, GateConfig};
+use super::look::Look;
 use super::noise::{self, Launches, Noise, NoiseSource, Priors, OUTLIER_K, OUTLIER_MIN_LAUNCHES};
 use super::stats::{self, orientation, Shift, StatsError};
 use super::verdict::{
-    blank, count, decide, fill_side, fixed, fmt_prob, prior_words, scenario_row, start_row,
-    top_verdict, unmeasured_row, unusable, Grouped, Key, Start, Test, Tested, ENGINE_WIDE,
+    blank, count, decide, fixed, fmt_prob, prior_words, report, scenario_row, start_row,
+    top_verdict, unmeasured_row, unusable, Grouped, Inputs, Key, Metric, Rows, Scope, Start, Test,
+    Tested, ENGINE_WIDE,
 };
 use super::{Report, Row, ScenarioError, Side, TopVerdict, Verdict};
 use crate::record::{Arm, ScenarioResult};
@@ -165,9 +167,8 @@ fn mean(v: &[f64]) -> f64 {
 /// be made.
 fn paired_row(
     key: &Key,
-    metric: &str,
-    b: &[&ScenarioResult],
-    c: &[&ScenarioResult],
+    m: &Metric,
+    [b, c]: [&[&ScenarioResult]; 2],
     priors: &Priors,
     cfg: &GateConfig,
 ) -> Option<(Row, Option<(Test, Pairs)>)> {
@@ -175,15 +176,15 @@ fn paired_row(
         "metric not measured on the base arm",
         "metric not measured on the candidate arm",
     ];
-    let (mut row, [bv, cv]) = match start_row(key, metric, b, c, cfg, missing)? {
+    let (mut row, [bv, cv]) = match start_row(key, m, [b, c], missing)? {
         Start::Test(row, values) => (row, values),
         Start::Done(row) => return Some((row, None)),
     };
     let done = |row: Row, v: Verdict, note: String| Some((fixed(row, v, note), None));
-    let rule = cfg.rule(metric);
+    let (rule, metric) = (&m.rule, m.name.as_str());
     let pairs = match Pairs::of(b, c, metric) {
         Ok(p) => p,
-        Err(e) => return Some((unusable(row, &rule, [&bv, &cv], e), None)),
+        Err(e) => return Some((unusable(row, rule, [&bv, &cv], e), None)),
     };
     if pairs.n() == 0 {
         return done(
@@ -193,7 +194,7 @@ fn paired_row(
         );
     }
     let d = pairs.diffs();
-    let Some(noise) = pair_noise(&d, priors.prior(metric, cfg)) else {
+    let Some(noise) = pair_noise(&d, priors.prior(metric, rule, cfg)) else {
         return done(
             row,
             Verdict::Inconclusive,
@@ -222,7 +223,7 @@ struct Pooled {
 /// tested like a row. Needs ≥ 2 scenarios.
 fn engine_wide_row(
     model: &str,
-    metric: &str,
+    m: &Metric,
     scenarios: &[Pooled],
     priors: &Priors,
     cfg: &GateConfig,
@@ -230,7 +231,7 @@ fn engine_wide_row(
     if scenarios.len() < 2 {
         return None;
     }
-    let rule = cfg.rule(metric);
+    let (rule, metric) = (&m.rule, m.name.as_str());
     // Each scenario's differences keyed by pair, pooled like the stored check's launches.
     let diffs: Vec<Launches> = scenarios
         .iter()
@@ -258,12 +259,12 @@ fn engine_wide_row(
         .map(|(d, w)| (d, 1.0 / w.sqrt()))
         .collect();
     let rho = noise::scenario_corr(&[with_sd]);
-    let prior = noise::engine_wide_prior(&w, rho, priors.prior(metric, cfg));
+    let prior = noise::engine_wide_prior(&w, rho, priors.prior(metric, rule, cfg));
     let noise = pair_noise(&z, prior)?;
     let test = test_of(&z, &noise, orientation(rule.direction));
-    let mut row = blank(model, ENGINE_WIDE, metric, cfg);
+    let mut row = blank(model, ENGINE_WIDE, metric, rule);
     row.gated = true;
-    row.tolerance_pct = Some(rule.engine_tolerance_pct);
+    row.tolerance_pct = Some(Scope::EngineWide.tolerance_pct(rule));
     row.change_pct = Some(stats::pct(mean(&z)));
     row.launches = Some([z.len(), z.len()]);
     row.n_baseline = scenarios.iter().map(|s| s.runs[0]).sum();
@@ -272,81 +273,126 @@ fn engine_wide_row(
     Some((row, test))
 }
 
-/// Judge the records of an A/B comparison (`arm` and `pair` set) under `cfg`; `look_of(model)`
-/// is the look at which each model is judged (its sequential test), `None` for a single look.
-pub fn evaluate(
-    records: &[ScenarioResult],
-    errors: &[ScenarioError],
-    cfg: &GateConfig,
-    look_of: &dyn Fn(&str) -> Option<Look>,
-    kind: &str,
-    mut base_side: Side,
-    mut cur_side: Side,
-) -> Report {
-    let (base, cand): (Vec<ScenarioResult>, Vec<ScenarioResult>) = records
+/// What an A/B comparison judges: the records of both arms (`arm` and `pair` set), the
+/// scenarios that failed, the settings, the look each model is judged at, and how the report
+/// names itself and its arms.
+pub struct AbInputs<'a> {
+    pub records: &'a [ScenarioResult],
+    pub errors: &'a [ScenarioError],
+    pub cfg: &'a GateConfig,
+    /// The look at which each model is judged (its sequential test), `None` for a single look.
+    pub look_of: &'a dyn Fn(&str) -> Option<Look>,
+    /// Which kind of report, e.g. `ab`.
+    pub kind: &'a str,
+    pub base_side: Side,
+    pub cur_side: Side,
+}
+
+/// Per model and metric: the scenarios' pairs, weights and run counts for the engine-wide test.
+type PooledByModel = BTreeMap<(String, String), Vec<Pooled>>;
+
+/// Judge the records of an A/B comparison.
+pub fn evaluate(input: AbInputs<'_>) -> Report {
+    let cfg = input.cfg;
+    let (base, cand): (Vec<ScenarioResult>, Vec<ScenarioResult>) = input
+        .records
         .iter()
         .filter(|r| r.arm.is_some())
         .cloned()
         .partition(|r| r.arm == Some(Arm::Base));
-    let g = Grouped::new(&base, &cand, errors);
+    let g = Grouped::new(&base, &cand, input.errors);
     let mut models: Vec<String> = Vec::new();
     for (m, _) in &g.order {
         if !models.contains(m) {
             models.push(m.clone());
         }
     }
-    let metrics = cfg.metric_list();
-    let empty = Vec::new();
-    let mut rows: Vec<Row> = Vec::new();
-    let mut tested: Vec<Tested> = Vec::new();
-    let mut push = |rows: &mut Vec<Row>, row: Row, test: Option<Test>| {
-        if let Some(t) = test {
-            tested.push(Tested::new(rows.len(), &row, t));
+    let names = cfg.metric_list();
+    let priors = learn_priors(&g, input.errors, &names);
+    let metrics = Metric::resolve(cfg, &names);
+    let mut out = Rows::default();
+    let pooled = scenario_rows(&g, input.errors, (&metrics, cfg), &priors, &mut out);
+    let wide = Metric::resolve(cfg, &cfg.engine_wide_list());
+    for model in &models {
+        for m in &wide {
+            let Some(scen) = pooled.get(&(model.clone(), m.name.clone())) else {
+                continue;
+            };
+            if let Some((row, test)) = engine_wide_row(model, m, scen, &priors, cfg) {
+                out.push(row, Some(test), Scope::EngineWide, &m.rule);
+            }
         }
-        rows.push(row);
+    }
+    let mut out = by_model(out, &models);
+    // Each model is its own family at α / models, judged at its own look.
+    let share = models.len().max(1) as f64;
+    let mut alphas = Vec::new();
+    for model in &models {
+        let mine: Vec<Tested> = out
+            .tested
+            .iter()
+            .filter(|t| out.rows[t.row].model == *model)
+            .copied()
+            .collect();
+        let levels = cfg.levels((input.look_of)(model)).shared(share);
+        alphas.push((levels.look_alpha(), levels.look));
+        decide(&mut out.rows, &mine, cfg, levels);
+    }
+    let method = method_sentence(cfg, models.len(), &alphas);
+    let stored = Inputs {
+        baseline: &[],
+        current: &[],
+        errors: input.errors,
+        cfg,
+        look: None,
+        kind: input.kind,
+        base_side: input.base_side,
+        cur_side: input.cur_side,
     };
-    let priors = learn_priors(&g, errors, &metrics);
-    // Per model and metric: the scenarios' pairs, weights and run counts for the engine-wide test.
-    let mut pooled: BTreeMap<(String, String), Vec<Pooled>> = BTreeMap::new();
+    report(stored, out.rows, [&base, &cand], method)
+}
+
+/// Every scenario's paired rows, in the records' order: a gated `error` or `missing` row for a
+/// scenario that could not be compared, else one row per metric. Returns what the engine-wide
+/// tests pool.
+fn scenario_rows(
+    g: &Grouped,
+    errors: &[ScenarioError],
+    (metrics, cfg): (&[Metric], &GateConfig),
+    priors: &Priors,
+    out: &mut Rows,
+) -> PooledByModel {
+    let empty = Vec::new();
+    let wide = cfg.engine_wide_list();
+    let mut pooled = PooledByModel::new();
     for key in &g.order {
         let (model, scenario) = key;
         let b = g.base.get(key).unwrap_or(&empty);
         let c = g.cur.get(key).unwrap_or(&empty);
+        let n = [b.len(), c.len()];
         if let Some(e) = errors
             .iter()
             .find(|e| &e.model == model && &e.scenario == scenario)
         {
-            let (msg, n) = (e.message.clone(), [b.len(), c.len()]);
-            rows.push(unmeasured_row(
-                (model, scenario),
-                cfg,
-                Verdict::Error,
-                msg,
-                n,
-            ));
+            let msg = e.message.clone();
+            out.shown(unmeasured_row((model, scenario), Verdict::Error, msg, n));
             continue;
         }
         if b.is_empty() || c.is_empty() {
             let arm = if b.is_empty() { "base" } else { "candidate" };
             let why = format!("scenario not measured on the {arm} arm");
-            let n = [b.len(), c.len()];
-            rows.push(unmeasured_row(
-                (model, scenario),
-                cfg,
-                Verdict::Missing,
-                why,
-                n,
-            ));
+            out.shown(unmeasured_row((model, scenario), Verdict::Missing, why, n));
             continue;
         }
-        for metric in &metrics {
-            let Some((row, test)) = paired_row(key, metric, b, c, &priors, cfg) else {
+        for m in metrics {
+            let Some((row, test)) = paired_row(key, m, [b, c], priors, cfg) else {
                 continue;
             };
+            let metric = &m.name;
             let test = test.map(|(test, pairs)| {
                 // A "p99" of fewer than 100 requests is an extreme value: not pooled.
                 let pooled_ok = percentile_supported(metric, b) && percentile_supported(metric, c);
-                if pooled_ok && cfg.engine_wide_list().contains(metric) {
+                if pooled_ok && wide.contains(metric) {
                     pooled
                         .entry((model.clone(), metric.clone()))
                         .or_default()
@@ -358,20 +404,16 @@ pub fn evaluate(
                 }
                 test
             });
-            push(&mut rows, row, test);
+            out.push(row, test, Scope::Scenario, &m.rule);
         }
     }
-    for model in &models {
-        for metric in cfg.engine_wide_list() {
-            let Some(scen) = pooled.get(&(model.clone(), metric.clone())) else {
-                continue;
-            };
-            if let Some((row, test)) = engine_wide_row(model, &metric, scen, &priors, cfg) {
-                push(&mut rows, row, Some(test));
-            }
-        }
-    }
-    // Rows stay grouped by model: the engine-wide rows after each model's scenarios.
+    pooled
+}
+
+/// The rows grouped by model (the engine-wide rows after each model's scenarios), their tests
+/// following them.
+fn by_model(out: Rows, models: &[String]) -> Rows {
+    let Rows { rows, mut tested } = out;
     let order = |r: &Row| models.iter().position(|m| *m == r.model).unwrap_or(0);
     let mut idx: Vec<usize> = (0..rows.len()).collect();
     idx.sort_by_key(|&i| (order(&rows[i]), i));
@@ -379,44 +421,11 @@ pub fn evaluate(
     for (new, &old) in idx.iter().enumerate() {
         at[old] = new;
     }
-    let mut rows: Vec<Row> = idx.iter().map(|&i| rows[i].clone()).collect();
+    let rows: Vec<Row> = idx.iter().map(|&i| rows[i].clone()).collect();
     for t in &mut tested {
         t.row = at[t.row];
     }
-
-    // Each model is its own family at α / models, judged at its own look.
-    let share = models.len().max(1) as f64;
-    let mut alphas = Vec::new();
-    for model in &models {
-        let mine: Vec<Tested> = tested
-            .iter()
-            .filter(|t| rows[t.row].model == *model)
-            .copied()
-            .collect();
-        let m_cfg = GateConfig {
-            alpha: Some(cfg.alpha() / share),
-            look: look_of(model),
-            ..cfg.clone()
-        };
-        alphas.push((m_cfg.look_alpha(), m_cfg.look));
-        decide(&mut rows, &mine, &m_cfg);
-    }
-    let counts = count(&rows);
-    let verdict = top_verdict(&rows);
-    fill_side(&mut base_side, &base);
-    fill_side(&mut cur_side, &cand);
-    Report {
-        kind: kind.into(),
-        verdict,
-        counts,
-        rows,
-        baseline: base_side,
-        current: cur_side,
-        method: method_sentence(cfg, models.len(), &alphas),
-        perfgate_version: env!("CARGO_PKG_VERSION").into(),
-        ab: None,
-        settings: Some(cfg.clone()),
-    }
+    Rows { rows, tested }
 }
 
 /// The stopping rule of `perfgate ab`, in one place for the runner and the replay: one model's
@@ -428,15 +437,15 @@ pub fn at_look(
     look: Look,
     kind: &str,
 ) -> Report {
-    evaluate(
+    evaluate(AbInputs {
         records,
         errors,
         cfg,
-        &|_| Some(look),
+        look_of: &|_| Some(look),
         kind,
-        Side::default(),
-        Side::default(),
-    )
+        base_side: Side::default(),
+        cur_side: Side::default(),
+    })
 }
 
 /// Why a model's launches stop after a look.
@@ -474,8 +483,8 @@ pub fn stop(report: &Report, look: Look) -> Option<Stop> {
 
 /// A model that never got a complete pair (the time budget ran out first, or Ctrl-C): one gated
 /// `missing` row saying why, so that the comparison cannot pass without it.
-pub fn not_measured(report: &mut Report, model: &str, why: &str, cfg: &GateConfig) {
-    let mut row = scenario_row(model, "(all scenarios)", cfg, why.to_string());
+pub fn not_measured(report: &mut Report, model: &str, why: &str) {
+    let mut row = scenario_row(model, "(all scenarios)", why.to_string());
     row.verdict = Verdict::Missing;
     report.rows.push(row);
     report.counts = count(&report.rows);
@@ -603,15 +612,15 @@ mod tests {
     }
 
     fn judge(recs: &[ScenarioResult], look: Option<Look>) -> Report {
-        evaluate(
-            recs,
-            &[],
-            &GateConfig::default(),
-            &|_| look,
-            "ab",
-            Side::default(),
-            Side::default(),
-        )
+        evaluate(AbInputs {
+            records: recs,
+            errors: &[],
+            cfg: &GateConfig::default(),
+            look_of: &|_| look,
+            kind: "ab",
+            base_side: Side::default(),
+            cur_side: Side::default(),
+        })
     }
 
     #[test]
@@ -624,15 +633,8 @@ mod tests {
         // ...while comparing the same launches unpaired (base arm as the baseline) cannot: the
         // drift is 20 % from first to last pair.
         let (b, c): (Vec<_>, Vec<_>) = recs.iter().cloned().partition(|r| r.arm == Some(Arm::Base));
-        let unpaired = crate::gate::evaluate(
-            &b,
-            &c,
-            &[],
-            &GateConfig::default(),
-            "check",
-            Side::default(),
-            Side::default(),
-        );
+        let unpaired =
+            crate::gate::evaluate(crate::gate::Inputs::new(&b, &c, &GateConfig::default()));
         assert_ne!(unpaired.verdict, TopVerdict::Pass);
     }
 
@@ -718,12 +720,7 @@ mod tests {
             r.method
         );
         assert_eq!(r.verdict, TopVerdict::Pass, "{:#?}", r.rows);
-        not_measured(
-            &mut r,
-            "m3",
-            "not run: the time budget was spent",
-            &GateConfig::default(),
-        );
+        not_measured(&mut r, "m3", "not run: the time budget was spent");
         assert_eq!(r.verdict, TopVerdict::Inconclusive);
         assert_eq!(r.counts.missing, 1);
     }
@@ -736,15 +733,15 @@ mod tests {
             scenario: "random-in1024-out128-n200".into(),
             message: "candidate engine (pair 3): the engine exited with status 1".into(),
         }];
-        let r = evaluate(
-            &recs,
-            &errors,
-            &GateConfig::default(),
-            &|_| None,
-            "ab",
-            Side::default(),
-            Side::default(),
-        );
+        let r = evaluate(AbInputs {
+            records: &recs,
+            errors: &errors,
+            cfg: &GateConfig::default(),
+            look_of: &|_| None,
+            kind: "ab",
+            base_side: Side::default(),
+            cur_side: Side::default(),
+        });
         assert_eq!(r.verdict, TopVerdict::Error);
         let e = r.rows.iter().find(|x| x.verdict == Verdict::Error).unwrap();
         assert!(e.note.as_deref().unwrap().starts_with("candidate engine"));

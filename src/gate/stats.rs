@@ -753,7 +753,7 @@ mod tests {
         close(look_alpha(1e-4, 40, 40) / 9.758_938e-6, 1.0, 0.01);
         // The share of the level a look gets grows with the level: this is what makes one
         // boundary at a Holm family's smallest level valid for its larger levels
-        // (`GateConfig::look_alpha_for`).
+        // (`Levels::look_alpha_for`).
         let r = |a: f64| look_ratio(a, 40, 40);
         assert!(
             r(1e-6) < r(1e-4) && r(1e-4) < r(1e-2),

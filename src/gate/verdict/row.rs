@@ -4,8 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use super::{ScenarioError, SCENARIO_ROW};
-use crate::gate::config::{GateConfig, MetricRule};
+use super::{Metric, ScenarioError, SCENARIO_ROW};
+use crate::gate::config::MetricRule;
 use crate::gate::{Row, Verdict};
 use crate::record::{Direction, ScenarioResult};
 
@@ -28,8 +28,8 @@ pub(crate) fn group<'a>(
     }
 }
 
-pub(crate) fn blank(model: &str, scenario: &str, metric: &str, cfg: &GateConfig) -> Row {
-    let rule = cfg.rule(metric);
+/// A row of `metric` under its `rule`, nothing measured yet.
+pub(crate) fn blank(model: &str, scenario: &str, metric: &str, rule: &MetricRule) -> Row {
     Row {
         model: model.into(),
         scenario: scenario.into(),
@@ -54,9 +54,15 @@ pub(crate) fn blank(model: &str, scenario: &str, metric: &str, cfg: &GateConfig)
 }
 
 /// A row without a metric: the whole scenario errored or is missing on one side.
-pub(crate) fn scenario_row(model: &str, scenario: &str, cfg: &GateConfig, note: String) -> Row {
-    let mut row = blank(model, scenario, SCENARIO_ROW, cfg);
-    row.gated = true;
+pub(crate) fn scenario_row(model: &str, scenario: &str, note: String) -> Row {
+    let rule = MetricRule {
+        gated: true,
+        direction: Direction::of(SCENARIO_ROW),
+        tolerance_pct: 0.0,
+        engine_tolerance_pct: 0.0,
+        noise_pct: None,
+    };
+    let mut row = blank(model, scenario, SCENARIO_ROW, &rule);
     row.tolerance_pct = None;
     row.note = Some(note);
     row
@@ -66,12 +72,11 @@ pub(crate) fn scenario_row(model: &str, scenario: &str, cfg: &GateConfig, note: 
 /// and how many records each side had (`n`: baseline or base arm, then current or candidate).
 pub(crate) fn unmeasured_row(
     (model, scenario): (&str, &str),
-    cfg: &GateConfig,
     verdict: Verdict,
     note: String,
     n: [usize; 2],
 ) -> Row {
-    let mut row = scenario_row(model, scenario, cfg, note);
+    let mut row = scenario_row(model, scenario, note);
     (row.n_baseline, row.n_current, row.verdict) = (n[0], n[1], verdict);
     row
 }
@@ -190,13 +195,12 @@ pub(crate) enum Start {
 /// when the baseline (base arm) or the results (candidate arm) lack it.
 pub(crate) fn start_row(
     key: &Key,
-    metric: &str,
-    b: &[&ScenarioResult],
-    c: &[&ScenarioResult],
-    cfg: &GateConfig,
+    metric: &Metric,
+    [b, c]: [&[&ScenarioResult]; 2],
     missing: [&str; 2],
 ) -> Option<Start> {
-    let mut row = blank(&key.0, &key.1, metric, cfg);
+    let (rule, metric) = (&metric.rule, metric.name.as_str());
+    let mut row = blank(&key.0, &key.1, metric, rule);
     let (bv, cv) = (values(b, metric), values(c, metric));
     row.n_baseline = bv.len();
     row.n_current = cv.len();

@@ -3,7 +3,7 @@
 
 use super::decide::Test;
 use super::row::{blank, fixed, start_row, unusable, values, Grouped, Key, Start};
-use super::{ScenarioError, ALL_MODELS, ENGINE_WIDE};
+use super::{Metric, ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE};
 use crate::gate::config::{percentile_supported, GateConfig};
 use crate::gate::noise::{self, Launches, Priors};
 use crate::gate::stats::{self, orientation, Shift, StatsError};
@@ -13,27 +13,26 @@ use crate::record::{Direction, ScenarioResult};
 /// One metric of one scenario: the row, and its test when one can be made.
 pub(crate) fn metric_row(
     key: &Key,
-    metric: &str,
-    b: &[&ScenarioResult],
-    c: &[&ScenarioResult],
+    m: &Metric,
+    [b, c]: [&[&ScenarioResult]; 2],
     priors: &Priors,
     cfg: &GateConfig,
 ) -> Option<(Row, Option<Test>)> {
     let missing = ["metric not in the baseline", "metric not in the results"];
-    let (mut row, [bv, cv]) = match start_row(key, metric, b, c, cfg, missing)? {
+    let (mut row, [bv, cv]) = match start_row(key, m, [b, c], missing)? {
         Start::Test(row, values) => (row, values),
         Start::Done(row) => return Some((row, None)),
     };
-    let rule = cfg.rule(metric);
+    let (rule, metric) = (&m.rule, m.name.as_str());
     let (bl, cl) = match (Launches::of(b, metric), Launches::of(c, metric)) {
         (Ok(bl), Ok(cl)) => (bl, cl),
-        (Err(e), _) | (_, Err(e)) => return Some((unusable(row, &rule, [&bv, &cv], e), None)),
+        (Err(e), _) | (_, Err(e)) => return Some((unusable(row, rule, [&bv, &cv], e), None)),
     };
     row.baseline = Some(bl.mean().exp());
     row.current = Some(cl.mean().exp());
     row.launches = Some([bl.n(), cl.n()]);
     row.change_pct = Some(stats::pct(cl.mean() - bl.mean()));
-    let Some(noise) = noise::estimate(&[&bl, &cl], priors.prior(metric, cfg)) else {
+    let Some(noise) = noise::estimate(&[&bl, &cl], priors.prior(metric, rule, cfg)) else {
         let why = StatsError::NoVariance.to_string();
         let mut row = fixed(row, Verdict::Inconclusive, why);
         row.launches_needed = Some(2);
@@ -93,13 +92,13 @@ fn stored_test(
 /// ≥ 2 scenarios and a launch on each side that ran all of them.
 pub(crate) fn engine_wide_row(
     model: &str,
-    metric: &str,
+    m: &Metric,
     scenarios: &[(&[&ScenarioResult], &[&ScenarioResult])],
     priors: &Priors,
     cfg: &GateConfig,
 ) -> Option<(Row, Test)> {
-    let rule = cfg.rule(metric);
-    let prior = priors.prior(metric, cfg);
+    let (rule, metric) = (&m.rule, m.name.as_str());
+    let prior = priors.prior(metric, rule, cfg);
     let mut sides: Vec<(Launches, Launches, f64)> = Vec::new();
     for (b, c) in scenarios {
         // A "p99" of fewer than 100 requests is an extreme value: not pooled.
@@ -135,9 +134,9 @@ pub(crate) fn engine_wide_row(
     let rho = noise::scenario_corr(&[with_sd(|s| &s.0), with_sd(|s| &s.1)]);
     let noise = noise::estimate(&[&bl, &cl], noise::engine_wide_prior(&w, rho, prior))?;
     let (test, noise) = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
-    let mut row = blank(model, ENGINE_WIDE, metric, cfg);
+    let mut row = blank(model, ENGINE_WIDE, metric, rule);
     row.gated = true;
-    row.tolerance_pct = Some(rule.engine_tolerance_pct);
+    row.tolerance_pct = Some(Scope::EngineWide.tolerance_pct(rule));
     row.change_pct = Some(stats::pct(cl.mean() - bl.mean()));
     row.launches = Some([bl.n(), cl.n()]);
     row.n_baseline = scenarios.iter().map(|s| values(s.0, metric).len()).sum();

@@ -2,6 +2,7 @@
 //! sides' engines, and the checks that the records are usable (duplicates, nothing compared).
 
 use crate::gate::config::GateConfig;
+use crate::gate::look::Levels;
 use crate::gate::noise;
 use crate::gate::{Counts, Report, Row, Side, TopVerdict, Verdict};
 use crate::record::ScenarioResult;
@@ -139,8 +140,8 @@ pub(crate) fn fill_side(side: &mut Side, recs: &[ScenarioResult]) {
 }
 
 /// The method in one sentence.
-pub fn method_sentence(cfg: &GateConfig, n_gated: usize) -> String {
-    let look = match cfg.look {
+pub fn method_sentence(cfg: &GateConfig, levels: Levels, n_gated: usize) -> String {
+    let look = match levels.look {
         Some(l) if l.of > 1 => format!(" (look {} of {}: α-spending)", l.k, l.of),
         _ => String::new(),
     };
@@ -156,8 +157,8 @@ pub fn method_sentence(cfg: &GateConfig, n_gated: usize) -> String {
          the change stays within δ.",
         prior_words(cfg),
         fmt_prob(100.0 * cfg.engine_wide_share()),
-        fmt_prob(cfg.look_alpha_for(n_gated)),
-        fmt_prob(100.0 * (1.0 - cfg.look_equivalence_alpha())),
+        fmt_prob(levels.look_alpha_for(n_gated)),
+        fmt_prob(100.0 * (1.0 - levels.look_equivalence_alpha())),
     )
 }
 

@@ -4,15 +4,7 @@ use crate::report::sample::record;
 use proptest::prelude::*;
 
 fn eval(base: &[ScenarioResult], cur: &[ScenarioResult]) -> Report {
-    evaluate(
-        base,
-        cur,
-        &[],
-        &GateConfig::default(),
-        "check",
-        Side::default(),
-        Side::default(),
-    )
+    evaluate(Inputs::new(base, cur, &GateConfig::default()))
 }
 
 /// Multiply every timing-derived value of a record: throughputs by `thr`, latencies by `lat`.
@@ -90,15 +82,10 @@ fn a_latency_tolerance_means_plus_delta() {
             }
         })
         .collect();
-    let rep = evaluate(
-        &base,
-        &cur,
-        &[],
-        &cfg,
-        "c",
-        Side::default(),
-        Side::default(),
-    );
+    let rep = evaluate(Inputs {
+        kind: "c",
+        ..Inputs::new(&base, &cur, &cfg)
+    });
     let row = verdict_of(&rep, "m/a", 100, "median_ttft_ms");
     assert_eq!(row.tolerance_pct, Some(15.0));
     assert_eq!(row.verdict, Verdict::Regressed, "{row:?}");
@@ -108,15 +95,10 @@ fn a_latency_tolerance_means_plus_delta() {
     );
     // 14 % higher is within the tolerance: not a regression, however quiet the data.
     let cur: Vec<_> = base.iter().map(|r| scaled(r, 1.0, 1.14)).collect();
-    let rep = evaluate(
-        &base,
-        &cur,
-        &[],
-        &cfg,
-        "c",
-        Side::default(),
-        Side::default(),
-    );
+    let rep = evaluate(Inputs {
+        kind: "c",
+        ..Inputs::new(&base, &cur, &cfg)
+    });
     let row = verdict_of(&rep, "m/a", 100, "median_ttft_ms");
     assert_eq!(row.verdict, Verdict::Pass, "{row:?}");
 }
@@ -136,15 +118,7 @@ fn one_launch_a_side_learns_no_noise_and_says_what_it_needs() {
     assert!(note.contains("no repeated launches"), "{note}");
     // A prior the settings name is used as it is.
     let cfg = GateConfig::parse("[metrics.output_throughput]\nnoise_pct = 1\n", "g").unwrap();
-    let rep = evaluate(
-        &base,
-        &cur,
-        &[],
-        &cfg,
-        "check",
-        Side::default(),
-        Side::default(),
-    );
+    let rep = evaluate(Inputs::new(&base, &cur, &cfg));
     let row = verdict_of(&rep, "m/a", 100, "output_throughput");
     assert_eq!(row.noise.unwrap().source, crate::gate::NoiseSource::Prior);
     assert_eq!(row.verdict, Verdict::Regressed, "{row:?}");
@@ -276,15 +250,10 @@ fn engine_errors_make_an_error_verdict() {
         scenario: "random-in1024-out128-n100".into(),
         message: "engine exited with status 137".into(),
     }];
-    let rep = evaluate(
-        &base,
-        &base,
-        &errors,
-        &GateConfig::default(),
-        "check",
-        Side::default(),
-        Side::default(),
-    );
+    let rep = evaluate(Inputs {
+        errors: &errors,
+        ..Inputs::new(&base, &base, &GateConfig::default())
+    });
     assert_eq!(rep.verdict, TopVerdict::Error);
     assert_eq!(rep.counts.error, 1);
 }
@@ -323,15 +292,7 @@ fn noise_is_pooled_from_repeated_runs() {
     assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
     // With the pool disabled (one run of one side is not a pool) the prior would decide.
     let loud = GateConfig::parse("[metrics.output_throughput]\nnoise_pct = 1\n", "g").unwrap();
-    let rep = evaluate(
-        &base,
-        &cur,
-        &[],
-        &loud,
-        "check",
-        Side::default(),
-        Side::default(),
-    );
+    let rep = evaluate(Inputs::new(&base, &cur, &loud));
     assert_eq!(
         verdict_of(&rep, "m/a", 100, "output_throughput").verdict,
         Verdict::Inconclusive,
@@ -364,7 +325,10 @@ fn duplicates_and_empty_comparisons_are_found() {
     assert_eq!(compared(&eval(&s, &other).rows), 0);
     // No gated metric: nothing compared either.
     let none = GateConfig::parse("gated = []\n", "g").unwrap();
-    let rep = evaluate(&s, &s, &[], &none, "c", Side::default(), Side::default());
+    let rep = evaluate(Inputs {
+        kind: "c",
+        ..Inputs::new(&s, &s, &none)
+    });
     assert_eq!(compared(&rep.rows), 0);
 }
 
@@ -418,15 +382,7 @@ fn the_all_models_tests_hold_their_share_of_alpha() {
         })
         .collect();
     let all = |cfg: &GateConfig| {
-        let rep = evaluate(
-            &base,
-            &cur,
-            &[],
-            cfg,
-            "check",
-            Side::default(),
-            Side::default(),
-        );
+        let rep = evaluate(Inputs::new(&base, &cur, cfg));
         let row = rep
             .rows
             .iter()
