@@ -4,6 +4,11 @@
 //! model, test "worse than the tolerance" with weighted Holm across the gated tests at this look's share of
 //! α, pass what is shown within the tolerance, apply the success-rate rule, and derive the top
 //! verdict. Deterministic: the same inputs give the same rows in the same order.
+//!
+//! Here [`evaluate`] and what a test covers ([`Scope`]); `row` starts rows (grouping, blank,
+//! missing and error rows, the success rule), `stored` makes the stored check's tests (per row,
+//! engine-wide, over all models), `decide` decides every test at once, `summary` counts and
+//! words the report.
 
 use std::collections::BTreeMap;
 
