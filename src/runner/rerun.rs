@@ -79,9 +79,8 @@ impl Runner {
         rounds
     }
 
-    /// The (model, scenario) pairs whose gated verdict is still open: the one call site of the
-    /// re-run rule.
-    /// An open engine-wide test re-runs all of its model's scenarios (all models' for the
+    /// What the open gated tests ask to re-run, by their [`Scope`]: the one call site of the
+    /// re-run rule. An open engine-wide test re-runs all of its model's scenarios (all models' for the
     /// all-models test). A look that already fails the check leaves nothing open.
     pub fn still_open(&self, g: &GateInputs<'_>, look: Look) -> BTreeSet<Open> {
         let report = gate::evaluate(gate::Inputs {
