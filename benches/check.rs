@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use perfgate::gate::{evaluate, GateConfig, Side};
+use perfgate::gate::{evaluate, GateConfig, Inputs};
 use perfgate::record::{self, ScenarioResult};
 use perfgate::report;
 
@@ -52,15 +52,7 @@ fn main() {
         let mut rows = 0;
         for _ in 0..50 {
             let t = Instant::now();
-            let rep = evaluate(
-                &base,
-                &cur,
-                &[],
-                &cfg,
-                "check",
-                Side::default(),
-                Side::default(),
-            );
+            let rep = evaluate(Inputs::new(&base, &cur, &cfg));
             gate_times.push(t.elapsed());
             let t1 = Instant::now();
             let a = report::render_terminal(&rep, false);

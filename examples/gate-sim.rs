@@ -43,7 +43,7 @@
 //! the noise).
 
 use perfgate::gate::replay::sequential_ab;
-use perfgate::gate::{evaluate, GateConfig, MetricGate, Side, TopVerdict, Verdict};
+use perfgate::gate::{evaluate, GateConfig, Inputs, MetricGate, TopVerdict, Verdict};
 use perfgate::record::{Arm, ScenarioResult};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -383,15 +383,10 @@ fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64
     for _ in 0..trials {
         let base = side(d.0, sim, (1.0, None), "baseline", &mut rng);
         let cur = side(d.1, sim, (slower, one), "candidate", &mut rng);
-        let rep = evaluate(
-            &base,
-            &cur,
-            &[],
-            cfg,
-            "sim",
-            Side::default(),
-            Side::default(),
-        );
+        let rep = evaluate(Inputs {
+            kind: "sim",
+            ..Inputs::new(&base, &cur, cfg)
+        });
         fails += usize::from(rep.verdict == TopVerdict::Fail);
         for r in rep
             .rows

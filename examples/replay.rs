@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 
 use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{replay, replay_ab, AbTally, Change, Design, Launch, Tally};
-use perfgate::gate::{evaluate, GateConfig, Side, Verdict};
+use perfgate::gate::{evaluate, GateConfig, Inputs, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
 
 fn load(dir: &Path, names: &[String]) -> Vec<Launch> {
@@ -162,15 +162,10 @@ fn session_splits(a: &[Launch], cfg: &GateConfig) {
     };
     for sb in &sessions {
         for sc in sessions.iter().filter(|s| *s != sb) {
-            let rep = evaluate(
-                &of(sb),
-                &of(sc),
-                &[],
-                cfg,
-                "replay",
-                Side::default(),
-                Side::default(),
-            );
+            let rep = evaluate(Inputs {
+                kind: "replay",
+                ..Inputs::new(&of(sb), &of(sc), cfg)
+            });
             let gated = rep.rows.iter().filter(|r| r.gated).count().max(1);
             let worst = rep
                 .rows
@@ -350,15 +345,10 @@ fn main() {
     println!();
     let base: Vec<ScenarioResult> = a.iter().flat_map(|l| l.records.clone()).collect();
     for b in load(&dir, &changed) {
-        let rep = evaluate(
-            &base,
-            &b.records,
-            &[],
-            &cfg,
-            "replay",
-            Side::default(),
-            Side::default(),
-        );
+        let rep = evaluate(Inputs {
+            kind: "replay",
+            ..Inputs::new(&base, &b.records, &cfg)
+        });
         println!(
             "{} against all {} unchanged launches: {}",
             b.name,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use super::{exit_for, Exit};
 use crate::cli::check::CheckArgs;
 use crate::cli::FailOn;
-use crate::gate::{self, GateConfig, Report, ScenarioError, Side};
+use crate::gate::{self, GateConfig, Report, Side};
 use crate::record::ScenarioResult;
 use crate::report;
 
@@ -43,34 +43,13 @@ impl ReportOptions {
     }
 }
 
-/// Both sides of a check: the records and where they came from, plus the scenarios that could
-/// not be measured.
-pub struct Sides<'a> {
-    pub baseline: &'a [ScenarioResult],
-    pub base_side: Side,
-    pub current: &'a [ScenarioResult],
-    pub cur_side: Side,
-    pub errors: &'a [ScenarioError],
-}
-
 /// Gate the current side against the baseline, print the terminal table, write the requested
 /// reports, post them with `--github`, and return the exit code.
-pub fn gate_and_report(
-    sides: Sides<'_>,
-    cfg: &GateConfig,
-    opts: &ReportOptions,
-) -> anyhow::Result<Exit> {
-    let report = gate::evaluate(
-        sides.baseline,
-        sides.current,
-        sides.errors,
-        cfg,
-        &opts.kind,
-        sides.base_side,
-        sides.cur_side,
-    );
-    ensure_compared(&report, cfg, sides.baseline, sides.current)?;
-    publish(&report, sides.baseline, sides.current, opts)
+pub fn gate_and_report(input: gate::Inputs<'_>, opts: &ReportOptions) -> anyhow::Result<Exit> {
+    let (cfg, baseline, current) = (input.cfg, input.baseline, input.current);
+    let report = gate::evaluate(input);
+    ensure_compared(&report, cfg, baseline, current)?;
+    publish(&report, baseline, current, opts)
 }
 
 /// A check that compared nothing must never pass: see [`gate::nothing_compared`].
@@ -148,12 +127,11 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
         anyhow::bail!("{}: {msg}", args.baseline.display());
     }
     let opts = ReportOptions::from_args(&args);
-    let sides = Sides {
-        baseline: &base,
+    let input = gate::Inputs {
+        kind: &opts.kind,
         base_side,
-        current: &current,
         cur_side,
-        errors: &[],
+        ..gate::Inputs::new(&base, &current, &cfg)
     };
-    gate_and_report(sides, &cfg, &opts)
+    gate_and_report(input, &opts)
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use super::check::{self, ReportOptions, Sides};
+use super::check::{self, ReportOptions};
 use super::{infra, Exit};
 use crate::baseline::Baseline;
 use crate::cli::check::CheckArgs;
@@ -40,7 +40,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     }
     let settings = live.launch.settings().map_err(anyhow::Error::msg)?;
     let (base_recs, cfg, base_side) = super::inputs::load_baseline(&args.baseline)?;
-    let mut cfg = super::inputs::gate_config(cfg, args.gate.as_deref())?;
+    let cfg = super::inputs::gate_config(cfg, args.gate.as_deref())?;
     let mut opts = ReportOptions::from_args(args);
     opts.json
         .get_or_insert_with(|| live.launch.output_dir.join("report.json"));
@@ -58,6 +58,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     rt.block_on(runner.run_suite(live.runs, live.launch.runs_per_launch));
 
     let mut rounds = 0;
+    let mut look = None;
     if live.rerun == Some(Rerun::Inconclusive) {
         let gate = GateInputs {
             baseline: &base_recs,
@@ -71,7 +72,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     if live.rerun == Some(Rerun::Inconclusive) {
         // The final gate is look rounds + 1 of the planned max_reruns + 1: it is judged at that
         // look's share of α (α-spending), as every look of the loop was.
-        cfg.look = Some(crate::gate::Look {
+        look = Some(crate::gate::Look {
             k: rounds + 1,
             of: live.max_reruns + 1,
         });
@@ -79,7 +80,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
             "perfgate: {rounds} re-run round(s): look {} of {}, gating at alpha {:.4} of {}",
             rounds + 1,
             live.max_reruns + 1,
-            cfg.look_alpha(),
+            cfg.levels(look).look_alpha(),
             cfg.alpha()
         );
     }
@@ -127,14 +128,17 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         date: Some(chrono::Utc::now().to_rfc3339()),
         ..m.results_side(&out_dir)
     };
-    let sides = Sides {
+    let input = crate::gate::Inputs {
         baseline: &base_recs,
-        base_side,
         current: &m.records,
-        cur_side,
         errors: &m.errors,
+        cfg: &cfg,
+        look,
+        kind: &opts.kind,
+        base_side,
+        cur_side,
     };
-    let exit = check::gate_and_report(sides, &cfg, &opts)?;
+    let exit = check::gate_and_report(input, &opts)?;
     eprintln!(
         "perfgate: results, engine logs, engine metrics and reports are in {}",
         out_dir.display()

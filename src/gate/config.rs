@@ -206,17 +206,6 @@ pub struct GateConfig {
     pub engine_wide: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, MetricGate>,
-    /// Which look of a sequential check this is (set by the runner, never read from a file):
-    /// each look is tested at its share of α (α-spending).
-    #[serde(skip)]
-    pub look: Option<Look>,
-}
-
-/// Look `k` (1-based) of `of` planned looks at the same data as it grows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Look {
-    pub k: u32,
-    pub of: u32,
 }
 
 /// A setting that cannot work.
@@ -379,7 +368,6 @@ impl GateConfig {
         if other.engine_wide.is_some() {
             out.engine_wide = other.engine_wide.clone();
         }
-        out.look = other.look.or(out.look);
         for (name, o) in &other.metrics {
             let e = out.metrics.entry(name.clone()).or_default();
             e.gated = o.gated.or(e.gated);
@@ -406,31 +394,6 @@ impl GateConfig {
 
     pub fn engine_wide_share(&self) -> f64 {
         self.engine_wide_share.unwrap_or(DEFAULT_ENGINE_WIDE_SHARE)
-    }
-
-    /// The level of this look's "worse than δ" tests: α, or its share under α-spending.
-    pub fn look_alpha(&self) -> f64 {
-        self.look_alpha_at(1.0)
-    }
-
-    /// The family-wise α of this look for a Holm family of `m` equally weighted tests.
-    pub fn look_alpha_for(&self, m: usize) -> f64 {
-        self.look_alpha_at(1.0 / m.max(1) as f64)
-    }
-
-    /// The family-wise α of this look for a weighted Holm family whose smallest weight is
-    /// `w_min` (weights summing to 1): α times the share of the level that the group-sequential
-    /// boundary gives this look at the family's smallest level, α · w_min
-    /// ([`super::stats::look_ratio`]). The share grows with the level, so every larger Holm
-    /// level gets at most its own boundary's level and α holds over all looks.
-    pub fn look_alpha_at(&self, w_min: f64) -> f64 {
-        let a = self.alpha();
-        match self.look {
-            Some(l) => {
-                a * super::stats::look_ratio(a * w_min.clamp(f64::MIN_POSITIVE, 1.0), l.k, l.of)
-            }
-            None => a,
-        }
     }
 
     /// Weighted Holm's weights for a family of gated tests, `widest[i]` telling whether test
@@ -463,41 +426,6 @@ impl GateConfig {
                 }
             })
             .collect()
-    }
-
-    /// The level of this look's `pass` bound: `equivalence_alpha`, or its share.
-    pub fn look_equivalence_alpha(&self) -> f64 {
-        match self.look {
-            Some(l) => super::stats::look_alpha(self.equivalence_alpha(), l.k, l.of),
-            None => self.equivalence_alpha(),
-        }
-    }
-
-    /// The level of this look's `pass` bound for a test with `df` degrees of freedom
-    /// ([`super::stats::look_alpha_df`]): a t statistic with few df keeps less of the boundary.
-    pub fn look_equivalence_alpha_df(&self, df: f64) -> f64 {
-        match self.look {
-            Some(l) => super::stats::look_alpha_df(self.equivalence_alpha(), l.k, l.of, df),
-            None => self.equivalence_alpha(),
-        }
-    }
-
-    /// The part of this look's level, for a family's smallest level `level`, that a test with
-    /// `df` degrees of freedom keeps: 1 with no looks or a known variance, less for a t statistic
-    /// with few df ([`super::stats::look_alpha_df`]). A test's p-value is divided by it before
-    /// Holm, which is the same as judging that test alone at its df-adjusted level.
-    pub fn look_df_factor(&self, level: f64, df: f64) -> f64 {
-        match self.look {
-            Some(l) => {
-                let full = super::stats::look_alpha(level, l.k, l.of);
-                if full > 0.0 {
-                    super::stats::look_alpha_df(level, l.k, l.of, df) / full
-                } else {
-                    1.0
-                }
-            }
-            None => 1.0,
-        }
     }
 
     /// The metrics with an engine-wide test: the `engine_wide` list; without one, the default
@@ -679,7 +607,7 @@ mod tests {
         let w = half.holm_weights(&small);
         assert!((w[13] - 0.6 / 5.0).abs() < 1e-15 && (w[0] - 0.4 / 9.0).abs() < 1e-15);
         // The look's level is computed at the smallest weight.
-        assert_eq!(c.look_alpha_at(0.75 / 102.0), c.alpha());
+        assert_eq!(c.levels(None).look_alpha_at(0.75 / 102.0), c.alpha());
     }
 
     #[test]

@@ -14,9 +14,7 @@
 
 use std::collections::HashMap;
 
-use super::verdict::{
-    all_models_row, decide, method_sentence, top_verdict, Test, Tested, ALL_MODELS, ENGINE_WIDE,
-};
+use super::verdict::{all_models_row, decide, method_sentence, top_verdict, Scope, Test, Tested};
 use super::{count, AbSummary, Report, Row, Side, TopVerdict};
 
 /// Why reports cannot be merged.
@@ -224,11 +222,11 @@ fn decide_as_one(inputs: &[(String, Report)], rows: &[Row]) -> Option<Report> {
     // The per-report all-models rows give way to ones over every model of the matrix.
     let mut rows: Vec<Row> = rows
         .iter()
-        .filter(|r| r.model != ALL_MODELS)
+        .filter(|r| r.scope() != Scope::AllModels)
         .cloned()
         .collect();
     let mut wide: Vec<(String, Vec<(Row, Test)>)> = Vec::new();
-    for r in rows.iter().filter(|r| r.scenario == ENGINE_WIDE) {
+    for r in rows.iter().filter(|r| r.scope() == Scope::EngineWide) {
         let Some(t) = r.test else { continue };
         match wide.iter_mut().find(|(m, _)| *m == r.metric) {
             Some(w) => w.1.push((r.clone(), t)),
@@ -245,9 +243,13 @@ fn decide_as_one(inputs: &[(String, Report)], rows: &[Row]) -> Option<Report> {
     let tested: Vec<Tested> = rows
         .iter()
         .enumerate()
-        .filter_map(|(i, r)| r.test.map(|t| Tested::new(i, r, t)))
+        .filter_map(|(i, r)| {
+            let t = r.test?;
+            Some(Tested::new(i, r.scope(), &cfg.rule(&r.metric), t))
+        })
         .collect();
-    decide(&mut rows, &tested, &cfg);
+    let levels = cfg.levels(None);
+    decide(&mut rows, &tested, &cfg, levels);
     let n_gated = rows.iter().filter(|r| r.gated).count();
     Some(Report {
         kind: first.kind.clone(),
@@ -257,7 +259,7 @@ fn decide_as_one(inputs: &[(String, Report)], rows: &[Row]) -> Option<Report> {
         current: merge_sides(inputs.iter().map(|(_, r)| &r.current)),
         method: format!(
             "{} Merged from {} reports and decided again as one check.",
-            method_sentence(&cfg, n_gated),
+            method_sentence(&cfg, levels, n_gated),
             inputs.len()
         ),
         perfgate_version: join_distinct(
@@ -474,7 +476,7 @@ mod tests {
 #[cfg(test)]
 mod one_family {
     use super::*;
-    use crate::gate::{evaluate, GateConfig};
+    use crate::gate::{evaluate, GateConfig, Inputs, ALL_MODELS};
     use crate::record::ScenarioResult;
     use crate::report::sample::record;
 
@@ -499,15 +501,7 @@ mod one_family {
         let cfg = GateConfig::default();
         let models = ["m/a", "m/b", "m/c"];
         let job = |m: &str| {
-            let rep = evaluate(
-                &model(m, "B", 1.0),
-                &model(m, "C", 0.97),
-                &[],
-                &cfg,
-                "check",
-                Side::default(),
-                Side::default(),
-            );
+            let rep = evaluate(Inputs::new(&model(m, "B", 1.0), &model(m, "C", 0.97), &cfg));
             (format!("{m}.json"), rep)
         };
         let inputs: Vec<(String, Report)> = models.iter().map(|m| job(m)).collect();
@@ -526,15 +520,7 @@ mod one_family {
         // so the numbers differ a little).
         let all: Vec<ScenarioResult> = models.iter().flat_map(|m| model(m, "B", 1.0)).collect();
         let cur: Vec<ScenarioResult> = models.iter().flat_map(|m| model(m, "C", 0.97)).collect();
-        let one = evaluate(
-            &all,
-            &cur,
-            &[],
-            &cfg,
-            "check",
-            Side::default(),
-            Side::default(),
-        );
+        let one = evaluate(Inputs::new(&all, &cur, &cfg));
         let key = |r: &Row| (r.model.clone(), r.scenario.clone(), r.metric.clone());
         let keys = |rows: &[Row]| {
             let mut k: Vec<_> = rows.iter().filter(|r| r.gated).map(key).collect();

@@ -1,6 +1,7 @@
 //! The gate: statistics that turn baseline and current records into verdicts, and the
 //! [`Report`] structure every renderer (terminal, markdown, JSON) and the GitHub poster consume.
-//! Settings live in [`config`], the numbers in [`stats`], the row and top verdicts in [`verdict`].
+//! Settings live in [`config`], the look of a sequential check in [`look`], the numbers in
+//! [`stats`], the row and top verdicts in [`verdict`].
 
 use std::collections::BTreeMap;
 
@@ -9,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::record::Direction;
 
 pub mod config;
+pub mod look;
 pub mod merge;
 pub mod moderate;
 pub mod noise;
@@ -17,10 +19,12 @@ pub mod replay;
 pub mod stats;
 pub mod verdict;
 
-pub use config::{GateConfig, Look, MetricGate};
+pub use config::{GateConfig, MetricGate};
+pub use look::{Levels, Look};
 pub use noise::{Noise, NoiseSource};
 pub use verdict::{
-    compared, count, duplicate, evaluate, nothing_compared, ScenarioError, ALL_MODELS, ENGINE_WIDE,
+    compared, count, duplicate, evaluate, nothing_compared, Inputs, ScenarioError, Scope,
+    ALL_MODELS, ENGINE_WIDE,
 };
 
 /// The verdict of one row (model × scenario × metric).

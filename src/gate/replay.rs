@@ -8,8 +8,8 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::config::{GateConfig, MetricClass};
-use super::verdict::ENGINE_WIDE;
-use super::{evaluate, Report, Side, TopVerdict, Verdict};
+use super::verdict::Scope;
+use super::{evaluate, Inputs, Report, TopVerdict, Verdict};
 use crate::record::ScenarioResult;
 
 /// One recorded engine launch.
@@ -145,7 +145,7 @@ impl Tally {
                 }
                 None => self.by_row.push((key, 1, usize::from(p))),
             }
-            let class = class_name(&r.scenario, &r.metric);
+            let class = class_name(r.scope(), &r.metric);
             match self.by_class.iter_mut().find(|c| c.0 == class) {
                 Some(c) => {
                     c.1 += 1;
@@ -184,14 +184,14 @@ fn ratio(a: usize, b: usize) -> f64 {
     }
 }
 
-fn class_name(scenario: &str, metric: &str) -> String {
+fn class_name(scope: Scope, metric: &str) -> String {
     let c = match MetricClass::of(metric) {
         MetricClass::Throughput => "throughput",
         MetricClass::Central => "central latency",
         MetricClass::Tail => "tail latency",
         MetricClass::Other => "other",
     };
-    if scenario == ENGINE_WIDE {
+    if scope != Scope::Scenario {
         format!("engine-wide {c}")
     } else {
         c.to_string()
@@ -259,15 +259,10 @@ pub fn replay(
             .iter()
             .flat_map(|&i| launches[i].records.iter().map(|r| change.apply(r)))
             .collect();
-        let rep = evaluate(
-            &base,
-            &cur,
-            &[],
-            cfg,
-            "replay",
-            Side::default(),
-            Side::default(),
-        );
+        let rep = evaluate(Inputs {
+            kind: "replay",
+            ..Inputs::new(&base, &cur, cfg)
+        });
         t.add(&rep);
     }
     t

@@ -246,7 +246,7 @@ pub fn check_run_title(report: &Report) -> String {
 #[cfg(test)]
 pub(crate) mod sample {
     //! A small, fixed report shared by the renderers' snapshot tests.
-    use crate::gate::{evaluate, GateConfig, ScenarioError, Side};
+    use crate::gate::{evaluate, GateConfig, Inputs, ScenarioError, Side};
     use crate::record::ScenarioResult;
 
     pub fn record(model: &str, n: u64, scale_thr: f64, scale_lat: f64) -> ScenarioResult {
@@ -313,22 +313,19 @@ pub(crate) mod sample {
             scenario: "random-in1024-out128-n100".into(),
             message: "engine exited with status 1".into(),
         }];
-        evaluate(
-            &base,
-            &cur,
-            &errors,
-            &GateConfig::default(),
-            "check",
-            Side {
+        evaluate(Inputs {
+            errors: &errors,
+            base_side: Side {
                 sources: vec!["base.toml".into()],
                 engine_version: Some("v0.10.1".into()),
                 ..Default::default()
             },
-            Side {
+            cur_side: Side {
                 sources: vec!["cur.jsonl".into()],
                 engine_version: Some("v0.10.2".into()),
                 ..Default::default()
             },
-        )
+            ..Inputs::new(&base, &cur, &GateConfig::default())
+        })
     }
 }

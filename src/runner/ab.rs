@@ -108,12 +108,18 @@ impl AbSpec<'_> {
             .filter_map(|r| r.look.map(|l| (r.model.clone(), l)))
             .collect();
         let look_of = |model: &str| looks.get(model).copied();
-        let mut report = gate::paired::evaluate(
-            &m.records, &m.errors, self.gate, &look_of, self.kind, base, candidate,
-        );
+        let mut report = gate::paired::evaluate(gate::paired::AbInputs {
+            records: &m.records,
+            errors: &m.errors,
+            cfg: self.gate,
+            look_of: &look_of,
+            kind: self.kind,
+            base_side: base,
+            cur_side: candidate,
+        });
         for r in runs.iter().filter(|r| r.pairs == 0) {
             if !m.errors.iter().any(|e| e.model == r.model) {
-                gate::paired::not_measured(&mut report, &r.model, &r.stopped, self.gate);
+                gate::paired::not_measured(&mut report, &r.model, &r.stopped);
             }
         }
         let [base, candidate] = labels;

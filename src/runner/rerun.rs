@@ -8,7 +8,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::gate::{self, GateConfig, Look, Side, TopVerdict, Verdict, ALL_MODELS, ENGINE_WIDE};
+use crate::gate::{self, GateConfig, Look, Scope, Side, TopVerdict, Verdict};
 use crate::record::ScenarioResult;
 use crate::suite::ScenarioPlan;
 
@@ -21,6 +21,17 @@ pub struct GateInputs<'a> {
     pub config: &'a GateConfig,
     pub kind: &'a str,
     pub base_side: Side,
+}
+
+/// What an open gated test asks to re-run.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Open {
+    /// One scenario of one model (model, scenario id).
+    Scenario(String, String),
+    /// Every scenario of a model: its engine-wide test is open.
+    Model(String),
+    /// Every scenario of every model: the all-models test is open.
+    Every,
 }
 
 impl Runner {
@@ -53,9 +64,9 @@ impl Runner {
                     .scenarios
                     .iter()
                     .filter(|s| {
-                        todo.contains(&(mp.name.clone(), s.id.clone()))
-                            || todo.contains(&(mp.name.clone(), ENGINE_WIDE.to_string()))
-                            || todo.contains(&(ALL_MODELS.to_string(), ENGINE_WIDE.to_string()))
+                        todo.contains(&Open::Scenario(mp.name.clone(), s.id.clone()))
+                            || todo.contains(&Open::Model(mp.name.clone()))
+                            || todo.contains(&Open::Every)
                     })
                     .collect();
                 if scen.is_empty() || self.measured.interrupted {
@@ -68,24 +79,20 @@ impl Runner {
         rounds
     }
 
-    /// The (model, scenario) pairs whose gated verdict is still open: the one call site of the
-    /// re-run rule.
-    /// An open engine-wide test re-runs all of its model's scenarios (all models' for the
+    /// What the open gated tests ask to re-run, by their [`Scope`]: the one call site of the
+    /// re-run rule. An open engine-wide test re-runs all of its model's scenarios (all models' for the
     /// all-models test). A look that already fails the check leaves nothing open.
-    pub fn still_open(&self, g: &GateInputs<'_>, look: Look) -> BTreeSet<(String, String)> {
-        let cfg = GateConfig {
+    pub fn still_open(&self, g: &GateInputs<'_>, look: Look) -> BTreeSet<Open> {
+        let report = gate::evaluate(gate::Inputs {
+            baseline: g.baseline,
+            current: &self.measured.records,
+            errors: &self.measured.errors,
+            cfg: g.config,
             look: Some(look),
-            ..g.config.clone()
-        };
-        let report = gate::evaluate(
-            g.baseline,
-            &self.measured.records,
-            &self.measured.errors,
-            &cfg,
-            g.kind,
-            g.base_side.clone(),
-            Side::default(),
-        );
+            kind: g.kind,
+            base_side: g.base_side.clone(),
+            cur_side: Side::default(),
+        });
         if report.verdict == TopVerdict::Fail {
             return BTreeSet::new();
         }
@@ -93,7 +100,11 @@ impl Runner {
             .rows
             .iter()
             .filter(|r| r.gated && r.verdict == Verdict::Inconclusive)
-            .map(|r| (r.model.clone(), r.scenario.clone()))
+            .map(|r| match r.scope() {
+                Scope::Scenario => Open::Scenario(r.model.clone(), r.scenario.clone()),
+                Scope::EngineWide => Open::Model(r.model.clone()),
+                Scope::AllModels => Open::Every,
+            })
             .collect()
     }
 }

@@ -6,9 +6,9 @@
 //! `ARCHITECTURE.md`'s code map names every module with its layer; no `too_many_arguments`
 //! allowance.
 //!
-//! How it reads the source: comments and `#[cfg(test)]` modules are dropped; every
-//! `crate::a::b…` path (with `{…}` groups expanded) and every `super::x` is an edge from the file
-//! to the module it names. A parent's `mod.rs` and its own files are one module's inside, so edges
+//! How it reads the source: comments and `#[cfg(test)]` modules (inline, or a folder's
+//! `tests.rs`) are dropped; every `crate::a::b…` path (with `{…}` groups expanded) and every
+//! `super::x` is an edge from the file to the module it names. A parent's `mod.rs` and its own files are one module's inside, so edges
 //! between a folder's `mod.rs` and its files are not counted.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -104,7 +104,8 @@ fn files(dir: &Path, folder: &[String], out: &mut Vec<File>) {
             f.push(stem);
             files(&p, &f, out);
         } else if p.extension().is_some_and(|e| e == "rs") {
-            if folder.is_empty() && (stem == "lib" || stem == "main") {
+            // A folder's `tests.rs` is its `#[cfg(test)] mod tests;`: dropped like one inline.
+            if (folder.is_empty() && (stem == "lib" || stem == "main")) || stem == "tests" {
                 continue;
             }
             let text = std::fs::read_to_string(&p).unwrap();

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 
 use perfgate::gate::replay::{replay, Change, Design, Launch};
-use perfgate::gate::{evaluate, GateConfig, Side, TopVerdict, Verdict};
+use perfgate::gate::{evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
 
 use crate::support::{perfgate, scaled};
@@ -85,15 +85,7 @@ fn no_unchanged_launch_regresses_against_the_others() {
             .filter(|(j, _)| *j != i)
             .flat_map(|(_, l)| l.records.clone())
             .collect();
-        let rep = evaluate(
-            &base,
-            &l.records,
-            &[],
-            &GateConfig::default(),
-            "check",
-            Side::default(),
-            Side::default(),
-        );
+        let rep = evaluate(Inputs::new(&base, &l.records, &GateConfig::default()));
         assert_ne!(rep.verdict, TopVerdict::Fail, "{}", l.name);
         assert!(
             rep.rows.iter().all(|r| r.verdict != Verdict::Regressed),
@@ -168,15 +160,7 @@ fn seed_launches(
 }
 
 fn seed_check(base: &[ScenarioResult], cur: &[ScenarioResult]) -> (perfgate::gate::Report, f64) {
-    let rep = evaluate(
-        base,
-        cur,
-        &[],
-        &GateConfig::default(),
-        "check",
-        Side::default(),
-        Side::default(),
-    );
+    let rep = evaluate(Inputs::new(base, cur, &GateConfig::default()));
     let gated = rep.rows.iter().filter(|r| r.gated).count();
     (rep.clone(), rep.counts.pass as f64 / gated as f64)
 }

@@ -1,0 +1,230 @@
+//! The multiple-comparison step: every tested row decided at once (weighted Holm at this
+//! look's share of α), with the launches that would likely decide an open row.
+
+use super::Scope;
+use crate::gate::config::{GateConfig, MetricRule};
+use crate::gate::look::Levels;
+use crate::gate::noise::Noise;
+use crate::gate::stats::{self, limits, orientation, NotDecidable, Shift};
+use crate::gate::{Row, Verdict};
+use crate::record::Direction;
+
+/// A row's test, kept until the multiple-comparison step decides every tested row at once.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Tested {
+    /// Index of the row in the report.
+    pub(crate) row: usize,
+    pub(crate) scope: Scope,
+    /// Gated tests decide the top verdict; the others are shown only.
+    pub(crate) gated: bool,
+    pub(crate) direction: Direction,
+    /// The tolerance as an oriented log distance: worse beyond `lim_worse` regresses, better
+    /// beyond `lim_better` improves; a `pass` needs the bound of "worse" below `lim_worse`
+    /// (an engine-wide test passes within its own, smaller tolerance).
+    pub(crate) lim_worse: f64,
+    pub(crate) lim_better: f64,
+    pub(crate) test: Test,
+}
+
+impl Tested {
+    /// Row `index`'s test of `scope` under its metric's `rule`: the one constructor of the
+    /// stored, paired and merged checks' tests.
+    pub(crate) fn new(index: usize, scope: Scope, rule: &MetricRule, test: Test) -> Tested {
+        let (lim_worse, lim_better) = limits(rule.direction, scope.tolerance_pct(rule));
+        Tested {
+            row: index,
+            scope,
+            gated: scope != Scope::Scenario || rule.gated,
+            direction: rule.direction,
+            lim_worse,
+            lim_better,
+            test,
+        }
+    }
+}
+
+/// A report's rows and the tests of those that have one.
+#[derive(Debug, Default)]
+pub(crate) struct Rows {
+    pub(crate) rows: Vec<Row>,
+    pub(crate) tested: Vec<Tested>,
+}
+
+impl Rows {
+    /// Add `row`, with its `test` of `scope` under its metric's `rule` when it has one.
+    pub(crate) fn push(&mut self, row: Row, test: Option<Test>, scope: Scope, rule: &MetricRule) {
+        if let Some(t) = test {
+            self.tested
+                .push(Tested::new(self.rows.len(), scope, rule, t));
+        }
+        self.rows.push(row);
+    }
+
+    /// Add a row decided without a test.
+    pub(crate) fn shown(&mut self, row: Row) {
+        self.rows.push(row);
+    }
+}
+
+/// A row's test before the multiple-comparison step.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Test {
+    pub shift: Shift,
+    /// Baseline launches (pairs, when paired), and the candidate's so far.
+    pub n_base: usize,
+    pub n_now: usize,
+    /// The part of se² that more candidate launches cannot shrink (the session term).
+    pub fixed_var: f64,
+    /// A paired test (`perfgate ab`).
+    #[serde(default)]
+    pub paired: bool,
+}
+
+/// Launches a side beyond which "likely decides" is not worth saying.
+pub(crate) const NEEDED_CAP: u32 = 50;
+
+/// Which of `tests` are the widest engine-wide tests: over all models when the family has
+/// them, else over each model's scenarios.
+fn widest(tests: &[&Tested]) -> Vec<bool> {
+    let has_all = tests.iter().any(|t| t.scope == Scope::AllModels);
+    let widest = if has_all {
+        Scope::AllModels
+    } else {
+        Scope::EngineWide
+    };
+    tests.iter().map(|t| t.scope == widest).collect()
+}
+
+/// Weighted Holm within the gated tests (the widest engine-wide tests share
+/// [`GateConfig::engine_wide_share`] of α) and plain Holm within the shown ones; then every tested row's
+/// verdict: regressed (worse than δ, significant after Holm at this look's α), improved (the
+/// mirror image), pass (the one-sided bound of "worse" below δ), else inconclusive with the
+/// launches that would likely decide it.
+pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, levels: Levels) {
+    for gated in [true, false] {
+        let mine: Vec<&Tested> = tested.iter().filter(|t| t.gated == gated).collect();
+        // The shown family has no engine-wide tests: its weights are equal.
+        let widest = if gated {
+            widest(&mine)
+        } else {
+            vec![false; mine.len()]
+        };
+        let weights = cfg.holm_weights(&widest);
+        let w_min = weights.iter().copied().fold(1.0, f64::min);
+        let alpha = levels.look_alpha_at(w_min);
+        // A t statistic with few df keeps only part of a look's level (`stats::df_share`):
+        // dividing its p-value by that part judges it at its own level within Holm.
+        let factor: Vec<f64> = mine
+            .iter()
+            .map(|t| levels.look_df_factor(levels.alpha() * w_min, t.test.shift.df))
+            .collect();
+        let worse: Vec<f64> = mine
+            .iter()
+            .zip(&factor)
+            .map(|(t, f)| (t.test.shift.p_worse_than(t.lim_worse) / f).min(1.0))
+            .collect();
+        let better: Vec<f64> = mine
+            .iter()
+            .zip(&factor)
+            .map(|(t, f)| (t.test.shift.p_better_than(t.lim_better) / f).min(1.0))
+            .collect();
+        let (worse, better) = (
+            stats::holm_weighted(&worse, &weights),
+            stats::holm_weighted(&better, &weights),
+        );
+        for (k, t) in mine.iter().enumerate() {
+            let row = &mut rows[t.row];
+            let s = t.test.shift;
+            row.test = Some(t.test);
+            let sign = orientation(t.direction);
+            let alpha_eq = levels.look_equivalence_alpha_df(s.df);
+            let (lo, hi) = (s.lower(alpha_eq), s.upper(alpha_eq));
+            // The interval of the plain (unoriented) change.
+            let (a, b) = if sign > 0.0 { (lo, hi) } else { (-hi, -lo) };
+            row.interval = Some([stats::pct(a), stats::pct(b)]);
+            row.p_value = Some(worse[k]);
+            row.verdict = if worse[k] < alpha {
+                Verdict::Regressed
+            } else if better[k] < alpha {
+                Verdict::Improved
+            } else if hi < t.lim_worse {
+                Verdict::Pass
+            } else {
+                Verdict::Inconclusive
+            };
+            let noise = row.noise.expect("a tested row has its noise");
+            let mut note = noise.describe();
+            if row.verdict == Verdict::Inconclusive {
+                // The nearer question decides first: pass (the bound below δ, at the
+                // equivalence level) or regress (at this row's first Holm level, α · wᵢ).
+                let (lim, level) = if s.worse < t.lim_worse {
+                    (t.lim_worse, alpha_eq)
+                } else {
+                    (t.lim_worse, alpha * weights[k] * factor[k])
+                };
+                let needed = needed(t, &noise, lim, level, levels);
+                row.launches_needed = needed.ok();
+                note.push_str(&needed_words(needed, t.test.paired));
+            }
+            row.note = Some(note);
+        }
+    }
+}
+
+/// The candidate launches (or pairs, in all) that would likely decide an open test: at `level`
+/// against `lim`.
+fn needed(
+    t: &Tested,
+    noise: &Noise,
+    lim: f64,
+    level: f64,
+    levels: Levels,
+) -> Result<u32, NotDecidable> {
+    let s = t.test.shift;
+    if t.test.paired {
+        // At least one more pair than it has: these pairs did not decide it.
+        // The cap reaches past twice the planned pairs, so that "more than the cap"
+        // means out of reach for the futility stop (`paired::stop`).
+        let cap = levels
+            .look
+            .map_or(NEEDED_CAP, |l| NEEDED_CAP.max(2 * l.of + 1));
+        let now = t.test.n_base as u32;
+        stats::pairs_needed(s.worse, lim, noise.sd(), noise.df, now, level, cap)
+            .map(|n| n.max(now + 1))
+    } else {
+        stats::launches_needed(
+            &stats::Design {
+                worse: s.worse,
+                lim,
+                sd: noise.sd(),
+                n_base: t.test.n_base,
+                n_now: t.test.n_now,
+                fixed_var: t.test.fixed_var,
+                df: noise.df,
+            },
+            level,
+            NEEDED_CAP,
+        )
+    }
+}
+
+/// What an open test's note adds: what would likely decide it.
+fn needed_words(needed: Result<u32, NotDecidable>, paired: bool) -> String {
+    match needed {
+        Ok(n) if paired => format!("; likely decided with {n} pair(s) in all"),
+        Ok(n) => format!("; likely decided with {n} candidate launch(es)"),
+        Err(NotDecidable::SessionBound) => "; the between-session offset bounds it: \
+            record the baseline over ≥ 2 sessions (`perfgate baseline calibrate`) or \
+            compare in pairs (`perfgate ab`)"
+            .to_string(),
+        Err(NotDecidable::BaselineTooShort) => {
+            "; needs more baseline launches to decide".to_string()
+        }
+        Err(NotDecidable::MoreThan(n)) if paired => {
+            format!("; would likely need more than {n} pairs")
+        }
+        Err(NotDecidable::MoreThan(n)) => {
+            format!("; would likely need more than {n} candidate launches")
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The stored check's tests: a row's launches against the baseline's, the engine-wide test
+//! pooling a model's scenarios, and the test over all models.
+
+use super::decide::Test;
+use super::row::{blank, fixed, start_row, unusable, values, Grouped, Key, Start};
+use super::{Metric, ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE};
+use crate::gate::config::{percentile_supported, GateConfig};
+use crate::gate::noise::{self, Launches, Priors};
+use crate::gate::stats::{self, orientation, Shift, StatsError};
+use crate::gate::{Row, Verdict};
+use crate::record::{Direction, ScenarioResult};
+
+/// One metric of one scenario: the row, and its test when one can be made.
+pub(crate) fn metric_row(
+    key: &Key,
+    m: &Metric,
+    [b, c]: [&[&ScenarioResult]; 2],
+    priors: &Priors,
+    cfg: &GateConfig,
+) -> Option<(Row, Option<Test>)> {
+    let missing = ["metric not in the baseline", "metric not in the results"];
+    let (mut row, [bv, cv]) = match start_row(key, m, [b, c], missing)? {
+        Start::Test(row, values) => (row, values),
+        Start::Done(row) => return Some((row, None)),
+    };
+    let (rule, metric) = (&m.rule, m.name.as_str());
+    let (bl, cl) = match (Launches::of(b, metric), Launches::of(c, metric)) {
+        (Ok(bl), Ok(cl)) => (bl, cl),
+        (Err(e), _) | (_, Err(e)) => return Some((unusable(row, rule, [&bv, &cv], e), None)),
+    };
+    row.baseline = Some(bl.mean().exp());
+    row.current = Some(cl.mean().exp());
+    row.launches = Some([bl.n(), cl.n()]);
+    row.change_pct = Some(stats::pct(cl.mean() - bl.mean()));
+    let Some(noise) = noise::estimate(&[&bl, &cl], priors.prior(metric, rule, cfg)) else {
+        let why = StatsError::NoVariance.to_string();
+        let mut row = fixed(row, Verdict::Inconclusive, why);
+        row.launches_needed = Some(2);
+        return Some((row, None));
+    };
+    let test = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
+    row.noise = Some(test.1);
+    Some((row, Some(test.0)))
+}
+
+/// A stored comparison's test of two sides' launches: the oriented difference of their means,
+/// its se² = sd² (1/n_b + 1/n_c) + λ sd² · (session factor), on the noise's df. Returns the
+/// test and the noise with its session term.
+fn stored_test(
+    bl: &Launches,
+    cl: &Launches,
+    mut noise: noise::Noise,
+    direction: Direction,
+    priors: &Priors,
+    metric: &str,
+) -> (Test, noise::Noise) {
+    let term = priors.session_term(metric, bl, cl);
+    noise.session = Some(term);
+    let var = noise.sd() * noise.sd();
+    let fixed_var = term.ratio * var * term.factor;
+    let launch_var = var * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64);
+    // A measured λ carries its own sampling error (two sessions: one comparison): the se²'s df
+    // by Welch–Satterthwaite over its launch part and its session part. An assumed λ is a
+    // constant and adds none.
+    let df = match term.df {
+        Some(df_l) if fixed_var > 0.0 && noise.df > 0.0 => {
+            let total = launch_var + fixed_var;
+            total * total / (launch_var * launch_var / noise.df + fixed_var * fixed_var / df_l)
+        }
+        _ => noise.df,
+    };
+    let shift = Shift {
+        worse: orientation(direction) * (cl.mean() - bl.mean()),
+        se: (launch_var + fixed_var).sqrt(),
+        df: df.min(noise.df),
+    };
+    let test = Test {
+        shift,
+        n_base: bl.n(),
+        n_now: cl.n(),
+        fixed_var,
+        paired: false,
+    };
+    (test, noise)
+}
+
+/// The engine-wide test of one metric over one model's scenarios: each launch's
+/// precision-weighted mean log value over the scenarios (centred on the baseline), compared
+/// between the sides like a row. Launches are matched across scenarios by their key, so a launch
+/// effect shared by every scenario counts once, as it should. The series' prior is what the
+/// rows' noise implies for the weighted mean at the scenario correlation the data show. Needs
+/// ≥ 2 scenarios and a launch on each side that ran all of them.
+pub(crate) fn engine_wide_row(
+    model: &str,
+    m: &Metric,
+    scenarios: &[(&[&ScenarioResult], &[&ScenarioResult])],
+    priors: &Priors,
+    cfg: &GateConfig,
+) -> Option<(Row, Test)> {
+    let (rule, metric) = (&m.rule, m.name.as_str());
+    let prior = priors.prior(metric, rule, cfg);
+    let mut sides: Vec<(Launches, Launches, f64)> = Vec::new();
+    for (b, c) in scenarios {
+        // A "p99" of fewer than 100 requests is an extreme value: not pooled.
+        if !(percentile_supported(metric, b) && percentile_supported(metric, c)) {
+            continue;
+        }
+        let (Ok(bl), Ok(cl)) = (Launches::of(b, metric), Launches::of(c, metric)) else {
+            continue;
+        };
+        let noise = noise::estimate(&[&bl, &cl], prior)?;
+        sides.push((bl, cl, noise.weight()));
+    }
+    if sides.len() < 2 {
+        return None;
+    }
+    // One side's launches that ran every scenario, as weighted means of (value − baseline mean).
+    let pool = |pick: fn(&(Launches, Launches, f64)) -> &Launches| {
+        let rows: Vec<(&Launches, f64, f64)> =
+            sides.iter().map(|s| (pick(s), s.2, s.0.mean())).collect();
+        noise::pooled(&rows)
+    };
+    let (bl, cl) = (pool(|s| &s.0), pool(|s| &s.1));
+    if bl.n() == 0 || cl.n() == 0 {
+        return None;
+    }
+    let w: Vec<f64> = sides.iter().map(|s| s.2).collect();
+    let with_sd = |pick: fn(&(Launches, Launches, f64)) -> &Launches| {
+        sides
+            .iter()
+            .map(|s| (pick(s), 1.0 / s.2.sqrt()))
+            .collect::<Vec<_>>()
+    };
+    let rho = noise::scenario_corr(&[with_sd(|s| &s.0), with_sd(|s| &s.1)]);
+    let noise = noise::estimate(&[&bl, &cl], noise::engine_wide_prior(&w, rho, prior))?;
+    let (test, noise) = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
+    let mut row = blank(model, ENGINE_WIDE, metric, rule);
+    row.gated = true;
+    row.tolerance_pct = Some(Scope::EngineWide.tolerance_pct(rule));
+    row.change_pct = Some(stats::pct(cl.mean() - bl.mean()));
+    row.launches = Some([bl.n(), cl.n()]);
+    row.n_baseline = scenarios.iter().map(|s| values(s.0, metric).len()).sum();
+    row.n_current = scenarios.iter().map(|s| values(s.1, metric).len()).sum();
+    row.noise = Some(noise);
+    Some((row, test))
+}
+
+/// The engine-wide test over every model: the models' engine-wide changes combined with
+/// inverse-variance weights. Models run on launches of their own, so their tests are
+/// independent; the degrees of freedom follow Welch–Satterthwaite. Needs ≥ 2 models.
+pub(crate) fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
+    if per_model.len() < 2 || per_model.iter().any(|m| m.1.shift.se <= 0.0) {
+        return None;
+    }
+    let w: Vec<f64> = per_model
+        .iter()
+        .map(|m| 1.0 / (m.1.shift.se * m.1.shift.se))
+        .collect();
+    let wsum: f64 = w.iter().sum();
+    let worse = per_model
+        .iter()
+        .zip(&w)
+        .map(|(m, w)| w * m.1.shift.worse)
+        .sum::<f64>()
+        / wsum;
+    // The launch parts are independent between models: Σ wᵢ² (seᵢ² − fᵢ) / (Σw)², each term
+    // vᵢ with its model's df (Welch–Satterthwaite). The session parts fᵢ are one offset that
+    // every model of a session shares: (Σ wᵢ √fᵢ)² / (Σw)², added whole.
+    let v: Vec<f64> = per_model
+        .iter()
+        .zip(&w)
+        .map(|(m, w)| w * w * (m.1.shift.se.powi(2) - m.1.fixed_var) / (wsum * wsum))
+        .collect();
+    let shared = (per_model
+        .iter()
+        .zip(&w)
+        .map(|(m, w)| w * m.1.fixed_var.sqrt())
+        .sum::<f64>()
+        / wsum)
+        .powi(2);
+    let vsum: f64 = v.iter().sum();
+    let df = if vsum > 0.0 {
+        vsum.powi(2)
+            / v.iter()
+                .zip(per_model)
+                .map(|(v, m)| v * v / m.1.shift.df)
+                .sum::<f64>()
+    } else {
+        1e9 // no launch variance: the normal reference (finite, so the report's JSON keeps it)
+    };
+    let shift = Shift {
+        worse,
+        se: (vsum + shared).sqrt(),
+        df,
+    };
+    let first = &per_model[0].0;
+    let mut row = first.clone();
+    row.model = ALL_MODELS.into();
+    row.change_pct = Some(stats::pct(worse * orientation(first.direction)));
+    row.n_baseline = per_model.iter().map(|m| m.0.n_baseline).sum();
+    row.n_current = per_model.iter().map(|m| m.0.n_current).sum();
+    let launches = |i: usize| {
+        per_model
+            .iter()
+            .map(|m| m.0.launches.map_or(0, |l| l[i]))
+            .sum()
+    };
+    row.launches = Some([launches(0), launches(1)]);
+    let n_base = per_model.iter().map(|m| m.1.n_base).sum();
+    let n_now = per_model.iter().map(|m| m.1.n_now).sum();
+    if let Some(n) = row.noise.as_mut() {
+        // The sd of one launch's value is not defined across models: show the combined
+        // standard error's equivalent for one launch a side.
+        n.sd_pct = shift.se / (2.0f64).sqrt() * 100.0;
+        n.df = df;
+        n.own_df = per_model
+            .iter()
+            .map(|m| m.0.noise.map_or(0.0, |n| n.own_df))
+            .sum();
+        n.outliers = 0;
+    }
+    let test = Test {
+        shift,
+        n_base,
+        n_now,
+        fixed_var: shared,
+        paired: false,
+    };
+    Some((row, test))
+}
+
+/// The noise priors of a stored check, learnt from every row that both sides measured: per
+/// metric, each row's launch spread (both sides) and its sides' session analyses.
+pub(crate) fn learn_priors(g: &Grouped<'_>, errors: &[ScenarioError], metrics: &[String]) -> Priors {
+    let mut rows = Vec::new();
+    for (b, c) in g.both(errors) {
+        for metric in metrics.iter().filter(|m| *m != "success_rate") {
+            let (Ok(bl), Ok(cl)) = (Launches::of(b, metric), Launches::of(c, metric)) else {
+                continue;
+            };
+            let (sb, db, _) = bl.spread();
+            let (sc, dc, _) = cl.spread();
+            let anovas = [bl.session_anova(), cl.session_anova()]
+                .into_iter()
+                .flatten()
+                .collect();
+            rows.push((metric.as_str(), (sb + sc, db + dc), anovas));
+        }
+    }
+    Priors::learn(rows)
+}

@@ -1,0 +1,492 @@
+use super::*;
+use crate::gate::TopVerdict;
+use crate::report::sample::record;
+use proptest::prelude::*;
+
+fn eval(base: &[ScenarioResult], cur: &[ScenarioResult]) -> Report {
+    evaluate(Inputs::new(base, cur, &GateConfig::default()))
+}
+
+/// Multiply every timing-derived value of a record: throughputs by `thr`, latencies by `lat`.
+fn scaled(r: &ScenarioResult, thr: f64, lat: f64) -> ScenarioResult {
+    let mut r = r.clone();
+    r.output_throughput *= thr;
+    r.request_throughput *= thr;
+    r.duration /= thr;
+    for v in r.stats.values_mut() {
+        *v *= lat;
+    }
+    r
+}
+
+fn suite(runs: usize) -> Vec<ScenarioResult> {
+    let mut out = Vec::new();
+    for m in ["m/a", "m/b", "m/c"] {
+        for n in [100, 200] {
+            for i in 0..runs {
+                let wiggle = 1.0 + 0.01 * (i as f64 - 1.0);
+                let mut r = scaled(&record(m, n, 1.0, 1.0), wiggle, 1.0 / wiggle);
+                r.run_index = i as u32;
+                r.session_id = Some("s".into());
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+fn verdict_of<'a>(r: &'a Report, model: &str, n: u64, metric: &str) -> &'a Row {
+    let scen = format!("random-in1024-out128-n{n}");
+    r.rows
+        .iter()
+        .find(|x| x.model == model && x.scenario == scen && x.metric == metric)
+        .unwrap_or_else(|| panic!("no row {model} {scen} {metric}"))
+}
+
+/// Records of `suite(runs)`, each run its own launch, with run-to-run spread `spread`.
+fn quiet_suite(runs: usize, spread: f64) -> Vec<ScenarioResult> {
+    let mut out = Vec::new();
+    for m in ["m/a", "m/b", "m/c"] {
+        for n in [100, 200] {
+            for i in 0..runs {
+                let wiggle = 1.0 + spread * (i as f64 - 1.0);
+                let mut r = scaled(&record(m, n, 1.0, 1.0), wiggle, 1.0 / wiggle);
+                r.run_index = i as u32;
+                r.launch_id = Some(format!("L{i}"));
+                r.session_id = Some("s".into());
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_latency_tolerance_means_plus_delta() {
+    // Tolerance 15 %: a latency 16.5 % higher is beyond it (as the tables print it), though
+    // it is within 1/(1 − 15 %) − 1 = 17.6 %. Quiet launches and a tight prior make the
+    // distance to the tolerance the only question.
+    let cfg = GateConfig::parse(
+        "[metrics.median_ttft_ms]\ntolerance_pct = 15\nnoise_pct = 0.1\n",
+        "g",
+    )
+    .unwrap();
+    let base = quiet_suite(3, 0.0005);
+    let cur: Vec<_> = base
+        .iter()
+        .map(|r| {
+            if r.model == "m/a" && r.params.num_prompts == 100 {
+                scaled(r, 1.0, 1.165)
+            } else {
+                r.clone()
+            }
+        })
+        .collect();
+    let rep = evaluate(Inputs {
+        kind: "c",
+        ..Inputs::new(&base, &cur, &cfg)
+    });
+    let row = verdict_of(&rep, "m/a", 100, "median_ttft_ms");
+    assert_eq!(row.tolerance_pct, Some(15.0));
+    assert_eq!(row.verdict, Verdict::Regressed, "{row:?}");
+    assert_eq!(
+        verdict_of(&rep, "m/b", 100, "median_ttft_ms").verdict,
+        Verdict::Pass
+    );
+    // 14 % higher is within the tolerance: not a regression, however quiet the data.
+    let cur: Vec<_> = base.iter().map(|r| scaled(r, 1.0, 1.14)).collect();
+    let rep = evaluate(Inputs {
+        kind: "c",
+        ..Inputs::new(&base, &cur, &cfg)
+    });
+    let row = verdict_of(&rep, "m/a", 100, "median_ttft_ms");
+    assert_eq!(row.verdict, Verdict::Pass, "{row:?}");
+}
+
+#[test]
+fn one_launch_a_side_learns_no_noise_and_says_what_it_needs() {
+    let base = quiet_suite(1, 0.0);
+    let cur: Vec<_> = base.iter().map(|r| scaled(r, 0.8, 1.25)).collect();
+    let rep = eval(&base, &cur);
+    let row = verdict_of(&rep, "m/a", 100, "output_throughput");
+    // No row of the check has a repeated launch: no noise can be learnt, and none is made
+    // up. Inconclusive, saying how many launches would let the gate learn it.
+    assert_eq!(row.noise, None);
+    assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
+    assert_eq!(row.launches_needed, Some(2), "{row:?}");
+    let note = row.note.as_deref().unwrap();
+    assert!(note.contains("no repeated launches"), "{note}");
+    // A prior the settings name is used as it is.
+    let cfg = GateConfig::parse("[metrics.output_throughput]\nnoise_pct = 1\n", "g").unwrap();
+    let rep = evaluate(Inputs::new(&base, &cur, &cfg));
+    let row = verdict_of(&rep, "m/a", 100, "output_throughput");
+    assert_eq!(row.noise.unwrap().source, crate::gate::NoiseSource::Prior);
+    assert_eq!(row.verdict, Verdict::Regressed, "{row:?}");
+}
+
+#[test]
+fn same_records_do_not_fail() {
+    for runs in [1, 3] {
+        let s = suite(runs);
+        let r = eval(&s, &s);
+        assert_ne!(r.verdict, TopVerdict::Fail);
+        assert_eq!(r.counts.regressed, 0);
+        assert_eq!(r.counts.improved, 0);
+    }
+    // Three runs a side with 1 % spread: every gated row is shown equivalent.
+    let s = suite(3);
+    assert_eq!(eval(&s, &s).verdict, TopVerdict::Pass);
+}
+
+#[test]
+fn one_scenario_twenty_percent_slower_fails_only_there() {
+    let base = quiet_suite(3, 0.01);
+    let cur: Vec<_> = base
+        .iter()
+        .map(|r| {
+            if r.model == "m/b" && r.params.num_prompts == 200 {
+                scaled(r, 0.8, 1.25)
+            } else {
+                r.clone()
+            }
+        })
+        .collect();
+    let rep = eval(&base, &cur);
+    assert_eq!(rep.verdict, TopVerdict::Fail);
+    assert_eq!(
+        verdict_of(&rep, "m/b", 200, "output_throughput").verdict,
+        Verdict::Regressed
+    );
+    for row in rep.rows.iter().filter(|r| r.verdict == Verdict::Regressed) {
+        // On 1 % noise a 20 % drop in one of 6 scenarios also moves the average over all
+        // models by more than its 2 % tolerance.
+        if row.model == ALL_MODELS {
+            continue;
+        }
+        assert_eq!(row.model, "m/b", "{row:?}");
+        assert!(
+            ["random-in1024-out128-n200", ENGINE_WIDE].contains(&row.scenario.as_str()),
+            "{row:?}"
+        );
+    }
+    let better: Vec<_> = base.iter().map(|r| scaled(r, 1.25, 0.8)).collect();
+    let rep = eval(&base, &better);
+    assert_ne!(rep.verdict, TopVerdict::Fail);
+    assert!(rep.counts.improved > 0);
+}
+
+#[test]
+fn a_p99_of_fewer_than_100_requests_enters_no_engine_wide_test() {
+    // Scenarios of 8 and 16 requests: their "p99" is nearly their largest value.
+    let small = |runs: usize| -> Vec<ScenarioResult> {
+        let mut out = Vec::new();
+        for n in [8, 16] {
+            for i in 0..runs {
+                let wiggle = 1.0 + 0.01 * (i as f64 - 1.0);
+                let mut r = scaled(&record("m/a", n, 1.0, 1.0), wiggle, 1.0 / wiggle);
+                r.run_index = i as u32;
+                r.launch_id = Some(format!("L{i}"));
+                r.session_id = Some("s".into());
+                out.push(r);
+            }
+        }
+        out
+    };
+    let wide = |rep: &Report, metric: &str| {
+        rep.rows
+            .iter()
+            .any(|r| r.scenario == ENGINE_WIDE && r.metric == metric)
+    };
+    let rep = eval(&small(3), &small(3));
+    assert!(wide(&rep, "median_ttft_ms"), "{:?}", rep.rows);
+    assert!(!wide(&rep, "p99_ttft_ms"));
+    assert!(!wide(&rep, "p99_tpot_ms"));
+    // 100 and 200 requests: a request lies beyond the p99, and the test is there.
+    let rep = eval(&quiet_suite(3, 0.01), &quiet_suite(3, 0.01));
+    assert!(wide(&rep, "p99_ttft_ms"));
+}
+
+#[test]
+fn missing_scenarios_are_rows_not_crashes() {
+    let base = suite(3);
+    let cur: Vec<_> = base.iter().filter(|r| r.model != "m/c").cloned().collect();
+    let rep = eval(&base, &cur);
+    assert_eq!(rep.counts.missing, 2);
+    assert_eq!(rep.verdict, TopVerdict::Inconclusive);
+    assert_eq!(rep.counts.inconclusive, 0);
+    let row = verdict_of(&rep, "m/c", 100, SCENARIO_ROW);
+    assert_eq!(row.note.as_deref(), Some("scenario not in the results"));
+    // A new scenario (not in the baseline) is shown but does not hold the gate up.
+    let rep = eval(&cur, &base);
+    assert_eq!(rep.counts.missing, 2);
+    assert_eq!(rep.verdict, TopVerdict::Pass);
+}
+
+#[test]
+fn failures_regress_by_themselves() {
+    let base = suite(1);
+    let mut cur = base.clone();
+    cur[0].failed = 3;
+    cur[0].completed -= 3;
+    let rep = eval(&base, &cur);
+    let row = verdict_of(&rep, "m/a", 100, "success_rate");
+    assert_eq!(row.verdict, Verdict::Regressed);
+    assert_eq!(row.note.as_deref(), Some("3 failed requests (baseline 0)"));
+    assert_eq!(rep.verdict, TopVerdict::Fail);
+    let mut short = base.clone();
+    short[1].completed -= 1;
+    let rep = eval(&base, &short);
+    assert_eq!(
+        verdict_of(&rep, "m/a", 200, "success_rate").verdict,
+        Verdict::Regressed
+    );
+}
+
+#[test]
+fn engine_errors_make_an_error_verdict() {
+    let base = suite(1);
+    let errors = [ScenarioError {
+        model: "m/a".into(),
+        scenario: "random-in1024-out128-n100".into(),
+        message: "engine exited with status 137".into(),
+    }];
+    let rep = evaluate(Inputs {
+        errors: &errors,
+        ..Inputs::new(&base, &base, &GateConfig::default())
+    });
+    assert_eq!(rep.verdict, TopVerdict::Error);
+    assert_eq!(rep.counts.error, 1);
+}
+
+#[test]
+fn throughput_dropping_to_zero_regresses() {
+    let base = suite(1);
+    let mut cur = base.clone();
+    cur[0].output_throughput = 0.0;
+    let rep = eval(&base, &cur);
+    let row = verdict_of(&rep, "m/a", 100, "output_throughput");
+    assert_eq!(row.verdict, Verdict::Regressed);
+}
+
+#[test]
+fn noise_is_pooled_from_repeated_runs() {
+    // Throughput that really varies ±8 % run to run, 6 % lower on the current side everywhere:
+    // with the 2 % prior this would look significant; the pooled noise says it is not.
+    let spread = [0.92, 1.0, 1.08];
+    let make = |shift: f64| -> Vec<ScenarioResult> {
+        let mut out = Vec::new();
+        for m in ["m/a", "m/b", "m/c"] {
+            for n in [100, 200] {
+                for (i, f) in spread.iter().enumerate() {
+                    let mut r = scaled(&record(m, n, 1.0, 1.0), f * shift, 1.0);
+                    r.run_index = i as u32;
+                    out.push(r);
+                }
+            }
+        }
+        out
+    };
+    let (base, cur) = (make(1.0), make(0.94));
+    let rep = eval(&base, &cur);
+    let row = verdict_of(&rep, "m/a", 100, "output_throughput");
+    assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
+    // With the pool disabled (one run of one side is not a pool) the prior would decide.
+    let loud = GateConfig::parse("[metrics.output_throughput]\nnoise_pct = 1\n", "g").unwrap();
+    let rep = evaluate(Inputs::new(&base, &cur, &loud));
+    assert_eq!(
+        verdict_of(&rep, "m/a", 100, "output_throughput").verdict,
+        Verdict::Inconclusive,
+        "the pool, not the configured prior, sets the noise"
+    );
+}
+
+#[test]
+fn duplicates_and_empty_comparisons_are_found() {
+    let s = quiet_suite(2, 0.01);
+    assert_eq!(duplicate(&s), None);
+    let mut twice = s.clone();
+    twice.extend(s.iter().cloned());
+    let msg = duplicate(&twice).unwrap();
+    assert!(
+        msg.contains("appears twice") && msg.contains("launch `L0`"),
+        "{msg}"
+    );
+    let rep = eval(&s, &s);
+    assert!(compared(&rep.rows) > 0);
+    // Results for another model only: every row is missing, nothing was compared.
+    let other: Vec<_> = s
+        .iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.model = "other".into();
+            r
+        })
+        .collect();
+    assert_eq!(compared(&eval(&s, &other).rows), 0);
+    // No gated metric: nothing compared either.
+    let none = GateConfig::parse("gated = []\n", "g").unwrap();
+    let rep = evaluate(Inputs {
+        kind: "c",
+        ..Inputs::new(&s, &s, &none)
+    });
+    assert_eq!(compared(&rep.rows), 0);
+}
+
+#[test]
+fn a_uniform_slowdown_too_small_for_any_model_is_seen_over_all_models() {
+    // Three models, three launches a side with ±1 % launch noise; every scenario 4 %
+    // slower: the all-models test pools six scenarios' worth of launches.
+    let base = quiet_suite(3, 0.01);
+    let cur: Vec<_> = base
+        .iter()
+        .map(|r| {
+            let mut r = scaled(r, 0.96, 1.0 / 0.96);
+            r.launch_id = r.launch_id.map(|l| format!("c{l}"));
+            r
+        })
+        .collect();
+    let rep = eval(&base, &cur);
+    let all = rep
+        .rows
+        .iter()
+        .find(|r| r.model == ALL_MODELS && r.metric == "output_throughput")
+        .expect("an all-models row");
+    assert!(all.gated);
+    assert_eq!(all.launches, Some([9, 9]));
+    assert!((all.change_pct.unwrap() + 4.0).abs() < 1e-9, "{all:?}");
+    let one = rep
+        .rows
+        .iter()
+        .find(|r| r.model == "m/a" && r.scenario == ENGINE_WIDE && r.metric == "output_throughput")
+        .unwrap();
+    let (sa, so) = (all.interval.unwrap(), one.interval.unwrap());
+    assert!(
+        sa[1] - sa[0] < so[1] - so[0],
+        "pooling narrows the interval"
+    );
+}
+
+#[test]
+fn the_all_models_tests_hold_their_share_of_alpha() {
+    // 3 models × 2 scenarios, ±1 % launch noise, throughput 5.3 % lower everywhere: 38
+    // gated tests (18 rows, 15 per-model engine-wide, 5 over all models). Equal weights
+    // (a share below 5/38 falls back to them) test the all-models throughput first at
+    // α/38; the default gives the 5 tests a quarter of α, α/20 each.
+    let base = quiet_suite(3, 0.01);
+    let cur: Vec<_> = base
+        .iter()
+        .map(|r| {
+            let mut r = scaled(r, 0.947, 1.0);
+            r.launch_id = r.launch_id.map(|l| format!("c{l}"));
+            r
+        })
+        .collect();
+    let all = |cfg: &GateConfig| {
+        let rep = evaluate(Inputs::new(&base, &cur, cfg));
+        let row = rep
+            .rows
+            .iter()
+            .find(|r| r.model == ALL_MODELS && r.metric == "output_throughput")
+            .expect("an all-models row")
+            .clone();
+        (row, rep.verdict)
+    };
+    let equal = GateConfig::parse("engine_wide_share = 0.01\n", "g").unwrap();
+    let (w, top_w) = all(&GateConfig::default());
+    let (e, top_e) = all(&equal);
+    assert_eq!((w.verdict, top_w), (Verdict::Regressed, TopVerdict::Fail));
+    assert!(e.p_value.unwrap() > w.p_value.unwrap(), "{e:?}");
+    assert_ne!(top_e, TopVerdict::Pass);
+    let ratio = w.p_value.unwrap() / e.p_value.unwrap();
+    assert!((ratio - 20.0 / 38.0).abs() < 1e-9, "{ratio}");
+}
+
+#[test]
+fn deterministic() {
+    let base = suite(3);
+    let cur: Vec<_> = base.iter().map(|r| scaled(r, 0.97, 1.02)).collect();
+    assert_eq!(eval(&base, &cur), eval(&base, &cur));
+}
+
+/// Records for `n` scenarios of one model with `runs` runs, from multipliers.
+fn from_mults(mults: &[(f64, f64)], runs: usize) -> Vec<ScenarioResult> {
+    let mut out = Vec::new();
+    for (i, chunk) in mults.chunks(runs).enumerate() {
+        for (k, (t, l)) in chunk.iter().enumerate() {
+            let mut r = scaled(&record("m/x", 10 + i as u64, 1.0, 1.0), *t, *l);
+            r.run_index = k as u32;
+            out.push(r);
+        }
+    }
+    out
+}
+
+fn mults(n: usize) -> impl Strategy<Value = Vec<(f64, f64)>> {
+    prop::collection::vec((0.7f64..1.3, 0.7f64..1.3), n)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn a_run_compared_with_itself_never_regresses(runs in 1usize..4, m in mults(12)) {
+        let recs = from_mults(&m[..(12 / runs) * runs], runs);
+        let rep = eval(&recs, &recs);
+        prop_assert_eq!(rep.counts.regressed, 0);
+        prop_assert!(rep.rows.iter().all(|r| r.verdict != Verdict::Regressed));
+    }
+
+    #[test]
+    fn scaling_every_value_changes_no_verdict(
+        runs in 1usize..4, b in mults(9), c in mults(9), k in 0.001f64..1000.0
+    ) {
+        let (base, cur) = (from_mults(&b[..(9 / runs) * runs], runs), from_mults(&c[..(9 / runs) * runs], runs));
+        let rep = eval(&base, &cur);
+        let sb: Vec<_> = base.iter().map(|r| scaled(r, k, k)).collect();
+        let sc: Vec<_> = cur.iter().map(|r| scaled(r, k, k)).collect();
+        let rep2 = eval(&sb, &sc);
+        let v1: Vec<_> = rep.rows.iter().map(|r| r.verdict).collect();
+        let v2: Vec<_> = rep2.rows.iter().map(|r| r.verdict).collect();
+        prop_assert_eq!(v1, v2);
+    }
+
+    #[test]
+    fn worsening_one_row_only_moves_it_towards_regressed(
+        runs in 1usize..4, b in mults(9), c in mults(9), which in 0usize..3, f in 0.5f64..1.0
+    ) {
+        let (base, cur) = (from_mults(&b[..(9 / runs) * runs], runs), from_mults(&c[..(9 / runs) * runs], runs));
+        let target = 10 + which as u64;
+        let worse: Vec<_> = cur
+            .iter()
+            .map(|r| {
+                let mut r = r.clone();
+                if r.params.num_prompts == target {
+                    r.output_throughput *= f;
+                }
+                r
+            })
+            .collect();
+        let (before, after) = (eval(&base, &cur), eval(&base, &worse));
+        prop_assert_eq!(before.rows.len(), after.rows.len());
+        for (x, y) in before.rows.iter().zip(&after.rows) {
+            let is_target = x.metric == "output_throughput"
+                && (x.scenario == format!("random-in1024-out128-n{target}")
+                    || x.scenario == ENGINE_WIDE);
+            if is_target {
+                // The worsened row moves towards `regressed`, never away.
+                prop_assert!(y.verdict.severity() >= x.verdict.severity(), "{:?} -> {:?}", x.verdict, y.verdict);
+            } else {
+                // Every other row keeps its numbers; its verdict can only move if Holm's
+                // step-down lets it cross the line too, and never towards better.
+                let near = |a: Option<f64>, b: Option<f64>| match (a, b) {
+                    (Some(a), Some(b)) => (a - b).abs() <= 1e-9 * (1.0 + a.abs()),
+                    (a, b) => a == b,
+                };
+                prop_assert!(near(x.change_pct, y.change_pct));
+                prop_assert!(near(x.interval.map(|i| i[0]), y.interval.map(|i| i[0])));
+                prop_assert!(near(x.interval.map(|i| i[1]), y.interval.map(|i| i[1])));
+                prop_assert!(y.verdict.severity() >= x.verdict.severity());
+            }
+        }
+    }
+}
