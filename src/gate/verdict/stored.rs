@@ -231,7 +231,11 @@ pub(crate) fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
 
 /// The noise priors of a stored check, learnt from every row that both sides measured: per
 /// metric, each row's launch spread (both sides) and its sides' session analyses.
-pub(crate) fn learn_priors(g: &Grouped<'_>, errors: &[ScenarioError], metrics: &[String]) -> Priors {
+pub(crate) fn learn_priors(
+    g: &Grouped<'_>,
+    errors: &[ScenarioError],
+    metrics: &[String],
+) -> Priors {
     let mut rows = Vec::new();
     for (b, c) in g.both(errors) {
         for metric in metrics.iter().filter(|m| *m != "success_rate") {
