@@ -80,6 +80,7 @@ impl Oracle {
                             continue;
                         };
                         let _ = sock.set_nodelay(true);
+                        perfgate::client::stamp::enable(&sock);
                         tokio::spawn(connection(sock, b.clone(), tokenizer.clone(), ttft, itl));
                     }
                 };
@@ -143,16 +144,17 @@ async fn connection(
     let mut buf: Vec<u8> = Vec::with_capacity(8192);
     let mut tmp = vec![0u8; 65536];
     loop {
-        // The request's head, stamped at the read that brought its first bytes.
+        // The request's arrival: the kernel's receive time of its first bytes, so the time
+        // this one thread spends writing other streams' tokens is not taken from its TTFT.
         let mut arrival = (!buf.is_empty()).then(Instant::now);
         let head_end = loop {
             if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 break p + 4;
             }
-            match sock.read(&mut tmp).await {
-                Ok(0) | Err(_) => return,
-                Ok(n) => {
-                    arrival.get_or_insert_with(Instant::now);
+            match read_stamped(&sock, &mut tmp).await {
+                Ok((0, _)) | Err(_) => return,
+                Ok((n, at)) => {
+                    arrival.get_or_insert_with(|| at.unwrap_or_else(Instant::now));
                     buf.extend_from_slice(&tmp[..n]);
                 }
             }
@@ -200,6 +202,20 @@ fn tokenize(tokenizer: Option<&HfTokenizer>, body: &[u8]) -> String {
         .and_then(|t| t.encode(prompt).ok())
         .unwrap_or_default();
     serde_json::json!({"count": tokens.len(), "max_model_len": 32768, "tokens": tokens}).to_string()
+}
+
+/// One read with the kernel's receive time of its bytes (`SO_TIMESTAMPNS`).
+async fn read_stamped(sock: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
+    use std::os::fd::AsRawFd;
+    loop {
+        sock.readable().await?;
+        match sock.try_io(tokio::io::Interest::READABLE, || {
+            perfgate::client::stamp::recv(sock.as_raw_fd(), buf)
+        }) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            r => return r,
+        }
+    }
 }
 
 async fn respond(sock: &mut TcpStream, status: &str, kind: &str, body: &str) -> io::Result<()> {
