@@ -194,7 +194,7 @@ pub struct RunArgs {
     pub lora_modules: Vec<String>,
     /// How requests are spread over --lora-modules: random (seeded by --seed) or round-robin.
     #[arg(long, value_enum, default_value = "random")]
-    pub lora_assignment: crate::workload::lora::LoraAssignment,
+    pub lora_assignment: LoraAssignmentArg,
     /// Replay a timed trace instead of the dataset: JSON Lines of {timestamp (ms),
     /// input_length, output_length}, as Mooncake's traces; each request is sent at its time
     /// with a random prompt of its length (see docs/workloads.md).
@@ -365,7 +365,7 @@ impl RunArgs {
         crate::runner::workload::Workload {
             trace: self.trace.as_deref(),
             lora_modules: &self.lora_modules,
-            lora_assignment: self.lora_assignment,
+            lora_assignment: self.lora_assignment.into(),
             multi_turn: self.multi_turn,
             max_turns: self.max_turns.map(|n| n as usize),
         }
@@ -537,6 +537,26 @@ impl RunArgs {
             model: self.model.clone().unwrap_or_default(),
             backend: self.backend.clone(),
             dataset_path: self.dataset_path.clone(),
+        }
+    }
+}
+
+/// `--lora-assignment`'s values (the flag's side of [`crate::workload::lora::LoraAssignment`], so
+/// the core module stays free of clap).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum LoraAssignmentArg {
+    /// Each request takes an adapter drawn at random (seeded).
+    #[default]
+    Random,
+    /// Request i takes adapter i mod n.
+    RoundRobin,
+}
+
+impl From<LoraAssignmentArg> for crate::workload::lora::LoraAssignment {
+    fn from(a: LoraAssignmentArg) -> Self {
+        match a {
+            LoraAssignmentArg::Random => Self::Random,
+            LoraAssignmentArg::RoundRobin => Self::RoundRobin,
         }
     }
 }

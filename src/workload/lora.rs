@@ -8,7 +8,7 @@ use rand::{Rng, SeedableRng};
 use crate::dataset::Prompt;
 
 /// How requests are spread over the adapters (vLLM's `--lora-assignment`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum LoraAssignment {
     /// Each request takes an adapter drawn at random (seeded).
     #[default]
