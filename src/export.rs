@@ -109,7 +109,7 @@ pub fn jsonl(rows: &[RequestRow]) -> String {
     out
 }
 
-/// The CSV header: the columns of [`csv`].
+/// The CSV header: the columns of [`csv()`].
 pub const CSV_HEADER: &str = "request_id,index,model,conversation,turn,input_len,output_len,\
 ttft,tpot,latency,start_time,scheduled_time,itl_count,itl,error";
 
