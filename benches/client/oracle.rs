@@ -151,7 +151,7 @@ async fn connection(
             if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 break p + 4;
             }
-            match read_stamped(&sock, &mut tmp).await {
+            match perfgate::client::stamp::read(&sock, &mut tmp).await {
                 Ok((0, _)) | Err(_) => return,
                 Ok((n, at)) => {
                     arrival.get_or_insert_with(|| at.unwrap_or_else(Instant::now));
@@ -202,20 +202,6 @@ fn tokenize(tokenizer: Option<&HfTokenizer>, body: &[u8]) -> String {
         .and_then(|t| t.encode(prompt).ok())
         .unwrap_or_default();
     serde_json::json!({"count": tokens.len(), "max_model_len": 32768, "tokens": tokens}).to_string()
-}
-
-/// One read with the kernel's receive time of its bytes (`SO_TIMESTAMPNS`).
-async fn read_stamped(sock: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
-    use std::os::fd::AsRawFd;
-    loop {
-        sock.readable().await?;
-        match sock.try_io(tokio::io::Interest::READABLE, || {
-            perfgate::client::stamp::recv(sock.as_raw_fd(), buf)
-        }) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-            r => return r,
-        }
-    }
 }
 
 async fn respond(sock: &mut TcpStream, status: &str, kind: &str, body: &str) -> io::Result<()> {

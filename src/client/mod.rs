@@ -451,11 +451,11 @@ impl Client {
                     Err(e) => return Err(st.broken(head.is_some(), &e.to_string())),
                 };
                 // The bytes' time is when the kernel received them (this thread may have
-                // been busy with other streams since), bounded by the send and by now.
-                let read_at = Instant::now();
+                // been busy with other streams since): never later than the read (`recv`
+                // reads the clock after the data), and not before the send; else now.
                 let now = arrived
-                    .filter(|&t| t <= read_at && t >= sent_at)
-                    .unwrap_or(read_at);
+                    .filter(|&t| t >= sent_at)
+                    .unwrap_or_else(Instant::now);
                 if n == 0 {
                     return Ok(Step::Eof);
                 }

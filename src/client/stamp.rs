@@ -69,6 +69,22 @@ pub fn recv(fd: RawFd, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
     Ok((n as usize, at))
 }
 
+/// Wait until `sock` is readable, then [`recv`] from it.
+pub async fn read(
+    sock: &tokio::net::TcpStream,
+    buf: &mut [u8],
+) -> io::Result<(usize, Option<Instant>)> {
+    loop {
+        sock.readable().await?;
+        match sock.try_io(tokio::io::Interest::READABLE, || {
+            recv(sock.as_raw_fd(), buf)
+        }) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            r => return r,
+        }
+    }
+}
+
 /// The wall-clock time `then` on the monotonic clock, from one reading of both clocks (`real`,
 /// `mono`) taken now. `None` for a time in the future (the wall clock was stepped back).
 fn to_instant(then: SystemTime, real: SystemTime, mono: Instant) -> Option<Instant> {

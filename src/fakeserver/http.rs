@@ -3,10 +3,9 @@
 //! write whole responses or the head and chunks of a stream, and notice a client that went away.
 
 use std::io;
-use std::os::fd::AsRawFd;
 use std::time::Instant;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt, Interest};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
 /// A request as read off the socket.
@@ -64,18 +63,6 @@ pub(super) async fn gone(sock: &TcpStream) {
     }
 }
 
-async fn read_stamped(sock: &TcpStream, buf: &mut [u8]) -> io::Result<(usize, Option<Instant>)> {
-    loop {
-        sock.readable().await?;
-        match sock.try_io(Interest::READABLE, || {
-            crate::client::stamp::recv(sock.as_raw_fd(), buf)
-        }) {
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
-            r => return r,
-        }
-    }
-}
-
 /// Largest request head and body accepted.
 const MAX_HEAD: usize = 1 << 20;
 const MAX_BODY: usize = 64 << 20;
@@ -96,7 +83,7 @@ pub(super) async fn read_request(
         if buf.len() > MAX_HEAD {
             return Err(io::Error::other("request head too large"));
         }
-        let (n, stamp) = read_stamped(sock, &mut tmp).await?;
+        let (n, stamp) = crate::client::stamp::read(sock, &mut tmp).await?;
         if n == 0 {
             return Ok(None);
         }
