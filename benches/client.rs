@@ -894,55 +894,48 @@ fn serve_for(secs: u64, blast: bool) {
     }
 }
 
-fn setup_rust_clients(root: &Path) -> Result<RustClients, String> {
+/// Run `scripts/NAME` and return the non-empty values of the `KEY=VALUE` lines it printed.
+fn run_setup(root: &Path, name: &str) -> Result<BTreeMap<String, PathBuf>, String> {
     let out = Command::new("bash")
-        .arg(root.join("scripts/setup-rust-clients.sh"))
+        .arg(root.join("scripts").join(name))
         .output()
-        .map_err(|e| format!("setup-rust-clients.sh: {e}"))?;
+        .map_err(|e| format!("{name}: {e}"))?;
     if !out.status.success() {
         return Err(format!(
-            "setup-rust-clients.sh failed:\n{}",
+            "{name} failed:\n{}",
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let get = |k: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{k}=")))
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-    };
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| (k.to_string(), PathBuf::from(v)))
+        .collect())
+}
+
+fn setup_rust_clients(root: &Path) -> Result<RustClients, String> {
+    let mut got = run_setup(root, "setup-rust-clients.sh")?;
     let sglang_bench = match (
-        get("SGLANG_BENCH_PYTHON"),
-        get("SGLANG_BENCH_LOADER"),
-        get("SGLANG_BENCH_EXT"),
+        got.remove("SGLANG_BENCH_PYTHON"),
+        got.remove("SGLANG_BENCH_LOADER"),
+        got.remove("SGLANG_BENCH_EXT"),
     ) {
         (Some(p), Some(l), Some(e)) => Some((p, l, e)),
         _ => None,
     };
     Ok(RustClients {
-        vllm_rs: get("VLLM_RS"),
+        vllm_rs: got.remove("VLLM_RS"),
         sglang_bench,
     })
 }
 
 fn setup_sglang(root: &Path) -> Result<Sglang, String> {
-    let out = Command::new("bash")
-        .arg(root.join("scripts/setup-sglang-bench.sh"))
-        .output()
-        .map_err(|e| format!("setup-sglang-bench.sh: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "setup-sglang-bench.sh failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let get = |k: &str| {
-        text.lines()
-            .find_map(|l| l.strip_prefix(&format!("{k}=")))
-            .map(PathBuf::from)
-            .ok_or_else(|| format!("setup-sglang-bench.sh did not print {k}"))
+    let name = "setup-sglang-bench.sh";
+    let mut got = run_setup(root, name)?;
+    let mut get = |k: &str| {
+        got.remove(k)
+            .ok_or_else(|| format!("{name} did not print {k}"))
     };
     Ok(Sglang {
         python: get("SGLANG_BENCH_PYTHON")?,

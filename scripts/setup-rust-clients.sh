@@ -18,9 +18,15 @@ SGLANG_VERSION=0.5.23
 PYTHON=${PYTHON:-python3}
 mkdir -p "$DIR"
 
-# Take one member out of a wheel: extract WHEEL MEMBER DEST.
-extract() {
-    "$PYTHON" - "$1" "$2" "$3" <<'PY'
+# Take one member out of a package's wheel, once: from_wheel PACKAGE VERSION MEMBER DEST. The
+# wheel is downloaded without its dependencies and deleted once the member is out; a download
+# that fails leaves DEST missing (the caller then reports the client as not set up).
+from_wheel() {
+    [ -e "$4" ] && return 0
+    mkdir -p "$DIR/wheel"
+    "$PYTHON" -m pip download --quiet --no-deps "$1==$2" -d "$DIR/wheel" >&2 || return 0
+    local wheels=("$DIR/wheel/$1-$2-"*.whl)
+    "$PYTHON" - "${wheels[0]}" "$3" "$4" <<'PY'
 import os, sys, zipfile
 with zipfile.ZipFile(sys.argv[1]) as z:
     data = z.read(sys.argv[2])
@@ -28,33 +34,18 @@ with open(sys.argv[3], "wb") as f:
     f.write(data)
 os.chmod(sys.argv[3], 0o755)
 PY
+    rm -f "${wheels[0]}"
 }
 
-# 1. vllm-rs from the vLLM wheel (the wheel is ~340 MB; deleted once the binary is out).
+# 1. vllm-rs from the vLLM wheel (~340 MB).
 VLLM_RS="$DIR/vllm-rs-$VLLM_VERSION"
-if [ ! -x "$VLLM_RS" ]; then
-    mkdir -p "$DIR/wheel"
-    if "$PYTHON" -m pip download --quiet --no-deps "vllm==$VLLM_VERSION" -d "$DIR/wheel" >&2; then
-        wheels=("$DIR"/wheel/vllm-"$VLLM_VERSION"-*.whl)
-        wheel=${wheels[0]}
-        extract "$wheel" vllm/vllm-rs "$VLLM_RS"
-        rm -f "$wheel"
-    fi
-fi
+from_wheel vllm "$VLLM_VERSION" vllm/vllm-rs "$VLLM_RS"
 [ -x "$VLLM_RS" ] && "$VLLM_RS" bench serve --help >/dev/null 2>&1 || VLLM_RS=""
 
 # 2. sglang-bench: the extension module from the SGLang wheel, and our loader.
 EXT_NAME=_bench.cpython-311-x86_64-linux-gnu.so
 EXT="$DIR/sglang-$SGLANG_VERSION-$EXT_NAME"
-if [ ! -f "$EXT" ]; then
-    mkdir -p "$DIR/wheel"
-    if "$PYTHON" -m pip download --quiet --no-deps "sglang==$SGLANG_VERSION" -d "$DIR/wheel" >&2; then
-        wheels=("$DIR"/wheel/sglang-"$SGLANG_VERSION"-*.whl)
-        wheel=${wheels[0]}
-        extract "$wheel" "sglang/srt/rust_extensions/$EXT_NAME" "$EXT"
-        rm -f "$wheel"
-    fi
-fi
+from_wheel sglang "$SGLANG_VERSION" "sglang/srt/rust_extensions/$EXT_NAME" "$EXT"
 LOADER="$DIR/sglang-bench.py"
 cat > "$LOADER" <<'PY'
 # Runs SGLang's Rust benchmark client from its extension module alone:
