@@ -8,20 +8,26 @@ use perfgate::fakeserver::{FakeConfig, Fault};
 
 use crate::support::*;
 
+/// `perfgate run` against `url` for `fake-model` with the word tokenizer written into `dir`.
+fn run_cmd(url: &str, dir: &Path) -> std::process::Command {
+    let tok = word_tokenizer_json(dir);
+    let mut cmd = perfgate();
+    cmd.args([
+        "run",
+        "--base-url",
+        url,
+        "--model",
+        "fake-model",
+        "--tokenizer",
+    ])
+    .arg(tok);
+    cmd
+}
+
 /// `perfgate run` against `url` with the word tokenizer in `dir`, 12 random prompts of 8 tokens
 /// asking for 6, and `extra` flags; panics unless it exits 0. Returns stdout and stderr.
 fn run_ok(url: &str, dir: &Path, extra: &[&str]) -> (String, String) {
-    let tok = word_tokenizer_json(dir);
-    let out = perfgate()
-        .args([
-            "run",
-            "--base-url",
-            url,
-            "--model",
-            "fake-model",
-            "--tokenizer",
-        ])
-        .arg(&tok)
+    let out = run_cmd(url, dir)
         .args(["--random-input-len", "8", "--random-output-len", "6"])
         .args([
             "--num-prompts",
@@ -189,17 +195,7 @@ fn lora_modules_name_an_adapter_per_request() {
     assert_eq!(models(dir.path()), random, "seeded by --seed");
 
     // An adapter the server does not serve: vLLM's 404, every request fails (exit 3).
-    let tok = word_tokenizer_json(dir.path());
-    let out = perfgate()
-        .args([
-            "run",
-            "--base-url",
-            &server.url(),
-            "--model",
-            "fake-model",
-            "--tokenizer",
-        ])
-        .arg(&tok)
+    let out = run_cmd(&server.url(), dir.path())
         .args([
             "--num-prompts",
             "2",
@@ -337,17 +333,7 @@ fn a_timed_trace_is_sent_at_its_times() {
         "{\"timestamp\": 0, \"input_length\": 1, \"output_length\": 1}\n{\"timestamp\": 1}\n",
     )
     .unwrap();
-    let tok = word_tokenizer_json(dir.path());
-    let out = perfgate()
-        .args([
-            "run",
-            "--base-url",
-            &server.url(),
-            "--model",
-            "fake-model",
-            "--tokenizer",
-        ])
-        .arg(&tok)
+    let out = run_cmd(&server.url(), dir.path())
         .arg("--trace")
         .arg(&trace)
         .output()
