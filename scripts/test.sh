@@ -18,7 +18,8 @@ echo "test.sh: install step took $(( $(date +%s) - start )) s" >&2
 
 cargo test --all-targets
 # The API docs build without a warning (broken or private intra-doc links, bad code blocks).
-# The fuzz targets are not built here: fuzz/ is its own crate and would add its build time.
+# The fuzz targets' bodies (fuzz/bodies.rs) are built and run by `cargo test` (tests/it/fuzz.rs);
+# the libFuzzer crate itself is built by CI's fuzz job (CONTRIBUTING.md, "Fuzzing").
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 # The action and workflows: actionlint (with shellcheck) and zizmor, from PyPI into .cache/.
 ./scripts/lint-workflows.sh

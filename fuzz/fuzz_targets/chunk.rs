@@ -1,20 +1,10 @@
 //! The JSON chunk reader (the fast path, its template path and the serde fallback): any bytes
 //! parse or fail without a panic, and a second parse of the same bytes agrees with the first.
+//! The body lives in `fuzz/bodies.rs`, which the integration tests also build and run.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use perfgate::client::chunk;
+#[path = "../bodies.rs"]
+#[allow(dead_code)] // each target calls one body
+mod bodies;
 
-fuzz_target!(|data: &[u8]| {
-    let mut s = chunk::Stream::new();
-    let first = s.parse(data).map(|p| format!("{p:?}"));
-    // A second parse of the same bytes (the template path after a first plain event) agrees.
-    let again = s.parse(data).map(|p| format!("{p:?}"));
-    assert_eq!(first.is_ok(), again.is_ok());
-    if let (Ok(a), Ok(b)) = (first, again) {
-        assert_eq!(a, b);
-    }
-    if let Some(f) = chunk::fast(data) {
-        let _ = format!("{f:?}");
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bodies::chunk(data));

@@ -13,6 +13,7 @@ mod engine;
 mod engine_api;
 mod faults;
 mod files;
+mod fuzz;
 mod github;
 mod hostile;
 mod import;
