@@ -212,6 +212,21 @@ pub struct RunArgs {
     /// files and never runs a model's code.
     #[arg(long)]
     pub trust_remote_code: bool,
+    /// Accepted for vLLM compatibility and ignored (with a note): perfgate reads the
+    /// tokenizer's `tokenizer.json` (or the server's `/tokenize`) whatever the mode.
+    #[arg(long, value_name = "MODE")]
+    pub tokenizer_mode: Option<String>,
+    /// Accepted for vLLM compatibility and ignored (with a note): perfgate draws no request
+    /// timeline; `--save-detailed-format csv` writes each request's times for one.
+    #[arg(long)]
+    pub plot_timeline: bool,
+    /// With `--plot-timeline` in vLLM: the ITL colour thresholds. Accepted and ignored.
+    #[arg(long, value_name = "MS,MS")]
+    pub timeline_itl_thresholds: Option<String>,
+    /// Accepted for vLLM compatibility and ignored (with a note): the result JSON's
+    /// `input_lens` / `output_lens` (`--save-detailed`) hold the dataset's lengths.
+    #[arg(long)]
+    pub plot_dataset_stats: bool,
     /// Directory for the result file (default: current directory).
     #[arg(long)]
     pub result_dir: Option<PathBuf>,
@@ -354,6 +369,26 @@ impl RunArgs {
             notes.push(
                 "--trust-remote-code ignored: perfgate reads tokenizer.json files and runs no \
                  model code"
+                    .to_string(),
+            );
+        }
+        if let Some(mode) = &self.tokenizer_mode {
+            notes.push(format!(
+                "--tokenizer-mode {mode} ignored: perfgate reads the tokenizer's tokenizer.json \
+                 (or the server's /tokenize)"
+            ));
+        }
+        if self.plot_timeline || self.timeline_itl_thresholds.is_some() {
+            notes.push(
+                "--plot-timeline ignored: perfgate draws no request timeline; \
+                 --save-detailed-format csv writes each request's start and end times"
+                    .to_string(),
+            );
+        }
+        if self.plot_dataset_stats {
+            notes.push(
+                "--plot-dataset-stats ignored: --save-detailed writes every request's input and \
+                 output length (input_lens, output_lens)"
                     .to_string(),
             );
         }
