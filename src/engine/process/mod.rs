@@ -13,6 +13,8 @@
 //! `docker run`; only a container with perfgate's name and label is stopped and removed, and it
 //! is removed however the launch ends (stop, fault, start timeout, signal, drop, the reaper).
 
+mod probe;
+
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
@@ -25,6 +27,9 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
+
+pub use probe::{gpu_memory_used_mib, parse_gpu_memory, probe_ready};
+use probe::{wait_gpu_memory, wait_port_free};
 
 use super::EngineError;
 use crate::suite::StopMethod;
@@ -550,195 +555,5 @@ impl Drop for Engine {
     }
 }
 
-/// One readiness probe: `Ok` when `/health` is fine (200, or 404 = no such endpoint) and
-/// `/v1/models` lists `model`; otherwise why not.
-pub async fn probe_ready(http: &reqwest::Client, base: &str, model: &str) -> Result<(), String> {
-    let timeout = Duration::from_secs(3);
-    match http
-        .get(format!("{base}/health"))
-        .timeout(timeout)
-        .send()
-        .await
-    {
-        Ok(r) if r.status().is_success() || r.status() == reqwest::StatusCode::NOT_FOUND => {}
-        Ok(r) => return Err(format!("GET /health answered {}", r.status())),
-        Err(e) => return Err(format!("GET /health: {}", short_err(&e))),
-    }
-    let r = http
-        .get(format!("{base}/v1/models"))
-        .timeout(timeout)
-        .send()
-        .await
-        .map_err(|e| format!("GET /v1/models: {}", short_err(&e)))?;
-    if !r.status().is_success() {
-        return Err(format!("GET /v1/models answered {}", r.status()));
-    }
-    let bytes = crate::client::body::read_limited(r, crate::client::body::SMALL_BODY)
-        .await
-        .map_err(|e| format!("GET /v1/models: {e}"))?;
-    let v: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| format!("GET /v1/models: not JSON: {e}"))?;
-    let ids: Vec<String> = v
-        .get("data")
-        .and_then(|d| d.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|m| m.get("id").and_then(|i| i.as_str()).map(str::to_string))
-                .collect()
-        })
-        .unwrap_or_default();
-    if ids.iter().any(|i| i == model) {
-        Ok(())
-    } else {
-        Err(format!(
-            "GET /v1/models lists [{}], not `{model}`",
-            ids.join(", ")
-        ))
-    }
-}
-
-fn short_err(e: &reqwest::Error) -> String {
-    if e.is_timeout() {
-        "timed out".into()
-    } else if e.is_connect() {
-        "connection refused".into()
-    } else {
-        let mut s = e.to_string();
-        let mut src = std::error::Error::source(e);
-        while let Some(c) = src {
-            s = format!("{s}: {c}");
-            src = c.source();
-        }
-        s
-    }
-}
-
-async fn wait_port_free(port: u16, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
-    let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    loop {
-        let taken = tokio::time::timeout(
-            Duration::from_millis(500),
-            tokio::net::TcpStream::connect(addr),
-        )
-        .await
-        .is_ok_and(|r| r.is_ok());
-        if !taken {
-            return true;
-        }
-        if Instant::now() >= deadline {
-            return false;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-/// Total GPU memory in use (MiB) per `nvidia-smi`, or `None` when there is no `nvidia-smi`.
-pub fn gpu_memory_used_mib() -> Option<u64> {
-    let out = Command::new("nvidia-smi")
-        .args(["--query-gpu=memory.used", "--format=csv,noheader,nounits"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    parse_gpu_memory(&String::from_utf8_lossy(&out.stdout))
-}
-
-/// Sum the per-GPU lines of `nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits`.
-pub fn parse_gpu_memory(text: &str) -> Option<u64> {
-    let mut total = 0u64;
-    let mut any = false;
-    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        total += line.parse::<u64>().ok()?;
-        any = true;
-    }
-    any.then_some(total)
-}
-
-/// Wait until GPU memory in use is back near what it was before the launch (1 GiB slack).
-async fn wait_gpu_memory(before: u64, limit: Duration) -> Option<String> {
-    let deadline = Instant::now() + limit;
-    let mut now_used = before;
-    while Instant::now() < deadline {
-        match tokio::task::spawn_blocking(gpu_memory_used_mib).await {
-            Ok(Some(used)) => {
-                now_used = used;
-                if used <= before + 1024 {
-                    return None;
-                }
-            }
-            _ => return None,
-        }
-        tokio::time::sleep(Duration::from_secs(1)).await;
-    }
-    Some(format!(
-        "GPU memory in use is {now_used} MiB, {before} MiB before the launch, {} s after stopping",
-        limit.as_secs()
-    ))
-}
-
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_engine_never_inherits_github_control_files_or_tokens() {
-        let pass = vec!["HF_TOKEN".to_string(), "GITHUB_TOKEN".to_string()];
-        for denied in [
-            "GITHUB_OUTPUT",
-            "GITHUB_ENV",
-            "GITHUB_PATH",
-            "GITHUB_STATE",
-            "GITHUB_STEP_SUMMARY",
-            "GITHUB_TOKEN",
-            "GH_TOKEN",
-            "ACTIONS_RUNTIME_TOKEN",
-            "ACTIONS_ID_TOKEN_REQUEST_URL",
-            "ACTIONS_CACHE_URL",
-            "MY_SECRET",
-            "npm_token",
-            "DB_PASSWORD",
-        ] {
-            assert!(env_denied(denied, &pass), "{denied}");
-        }
-        for kept in [
-            "PATH",
-            "HOME",
-            "HF_TOKEN",
-            "CUDA_VISIBLE_DEVICES",
-            "GITHUB_SHA",
-        ] {
-            assert!(!env_denied(kept, &pass), "{kept}");
-        }
-        assert!(env_denied("HF_TOKEN", &[]));
-    }
-
-    #[test]
-    fn gpu_memory_lines_are_summed() {
-        assert_eq!(parse_gpu_memory("1024\n 2048 \n"), Some(3072));
-        assert_eq!(parse_gpu_memory(""), None);
-        assert_eq!(parse_gpu_memory("N/A\n"), None);
-    }
-
-    #[test]
-    fn log_tail_keeps_last_lines() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("l.log");
-        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
-        std::fs::write(&p, text).unwrap();
-        assert_eq!(log_tail(&p, 2), "line 98\nline 99");
-        assert_eq!(log_tail(&dir.path().join("missing"), 2), "");
-    }
-
-    #[test]
-    fn a_bound_port_is_reported() {
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = l.local_addr().unwrap().port();
-        assert!(port_in_use(port).is_some());
-        drop(l);
-        assert_eq!(port_in_use(port), None);
-    }
-}
+mod tests;
