@@ -54,9 +54,12 @@ sharegpt\t'ShareGPT conversations (`--dataset-path`)'
 fixed\t'One random prompt, repeated'
 jsonl\t'`{"prompt", "output_len"}` per line (`--dataset-path`)'
 prefix_repetition\t'Shared prefixes with unique suffixes (prefix caching)'
-custom\t'vLLM\'s custom JSONL: `{"prompt"}` per line, output length from --custom-output-len'"
+custom\t'vLLM\'s custom JSONL: `{"prompt"}` per line, output length from --custom-output-len'
+spec_bench\t'Spec-Bench\'s `question.jsonl` (`--dataset-path`): each question\'s first turn, output length from --spec-bench-output-len, optionally one --spec-bench-category'
+burstgpt\t'BurstGPT\'s CSV (`--dataset-path`): random prompts of its GPT-4 rows\' request and response token counts'
+timed_trace\t'vLLM\'s spelling of a timed trace (`--dataset-path`): as `--trace`, with vLLM\'s `--timed-trace-sec-multiplier`'"
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l dataset-path -d 'Dataset file (sharegpt JSON; jsonl of {prompt, output_len}; custom: jsonl of {prompt})' -r -F
-complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l num-prompts -d 'Number of prompts to send' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l num-prompts -d 'Number of prompts to send (`-1`: every prompt of a custom or spec_bench file, as vLLM)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-input-len -d 'Prompt length in tokens (random, fixed)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-output-len -d 'Output length in tokens (random, fixed)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-range-ratio -d 'Length spread; read per --range-convention' -r
@@ -69,6 +72,10 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l prefix-repetit
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l prefix-repetition-num-prefixes -d 'prefix_repetition: how many distinct prefixes the prompts share' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l prefix-repetition-output-len -d 'prefix_repetition: output length in tokens' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-output-len -d 'custom: output length in tokens of every prompt' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l spec-bench-output-len -d 'spec_bench: output length in tokens of every prompt' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l spec-bench-category -d 'spec_bench: read only the questions of this category (e.g. `summarization`)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l timed-trace-sec-multiplier -d 'timed_trace: seconds per unit of the trace\'s timestamps (vLLM\'s default 1; Mooncake\'s traces are in milliseconds: 0.001)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l timed-trace-chunk-hash-size -d 'timed_trace: vLLM\'s tokens per hash id, for rebuilding shared prefixes. Accepted and ignored (with a note): perfgate sends each request a prompt of its own' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-rate -d 'Requests per second (`inf`: all at once; otherwise gamma/Poisson arrivals)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l burstiness -d 'Gamma shape of the arrival gaps (1 = Poisson; lower is burstier)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l ramp-up-strategy -d 'Ramp the request rate up over the run from --ramp-up-start-rps to --ramp-up-end-rps (instead of --request-rate)' -r -f -a "linear\t''
@@ -110,6 +117,8 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-filenam
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed-format -d 'Where `--save-detailed` puts the per-request data, comma-separated: `json` (vLLM\'s arrays in the result JSON), `jsonl` and `csv` (one row per request, in the files RESULT.requests.jsonl and RESULT.requests.csv beside the result file). Implies `--save-detailed`; the files are written even without `--save-result`' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-timeout -d 'Per-request timeout in seconds (default: none)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-skip-chat-template -d 'custom: accepted for vLLM compatibility (vLLM 0.33 spells it `--skip-chat-template`); perfgate never applies a chat template client-side (the chat endpoint applies the server\'s)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-oversample -d 'custom, sharegpt, spec_bench, burstgpt: when the file has fewer prompts than --num-prompts, run those instead of repeating them'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l self-timed -d 'timed_trace: vLLM\'s switch for sending at the trace\'s own times. Accepted: perfgate always sends a trace\'s requests at their times'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-result -d 'Write the result JSON'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l append-result -d 'Append the result JSON to the file (a new line) instead of replacing it; implies `--save-result`'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l multi-turn -d 'Play the ShareGPT dataset\'s conversations turn by turn on the chat endpoint: each turn is sent after the previous answer, with the conversation so far (--num-prompts counts conversations; see docs/workloads.md)'

@@ -80,9 +80,24 @@ fn whole_in(s: &str, lo: u64, hi: u64) -> Result<u64, String> {
     Ok(v)
 }
 
-/// Prompts of a run: 1 ..= [`MAX_PROMPTS`].
+/// Prompts of a run: 1 ..= [`MAX_PROMPTS`], or vLLM's `-1` (every prompt of the file), read
+/// as 0.
 pub fn prompts(s: &str) -> Result<usize, String> {
+    if s.trim() == "-1" {
+        return Ok(0);
+    }
     whole_in(s, 1, MAX_PROMPTS as u64).map(|v| v as usize)
+}
+
+/// `--timed-trace-sec-multiplier`: seconds per unit of a trace's timestamps, in (0, 3600].
+pub fn time_unit(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if !(v > 0.0 && v <= 3600.0) {
+        return Err(format!(
+            "must be seconds per timestamp unit in (0, 3600], got {s}"
+        ));
+    }
+    Ok(v)
 }
 
 /// Warm-up requests: 0 ..= [`MAX_PROMPTS`].

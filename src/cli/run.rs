@@ -52,8 +52,8 @@ pub struct RunArgs {
     /// Dataset file (sharegpt JSON; jsonl of {prompt, output_len}; custom: jsonl of {prompt}).
     #[arg(long)]
     pub dataset_path: Option<PathBuf>,
-    /// Number of prompts to send.
-    #[arg(long, default_value_t = defaults::NUM_PROMPTS, value_parser = num::prompts)]
+    /// Number of prompts to send (`-1`: every prompt of a custom or spec_bench file, as vLLM).
+    #[arg(long, allow_negative_numbers = true, default_value_t = defaults::NUM_PROMPTS, value_parser = num::prompts)]
     pub num_prompts: usize,
     /// Prompt length in tokens (random, fixed).
     #[arg(long, default_value_t = defaults::RANDOM_INPUT_LEN, value_parser = num::input_len)]
@@ -93,6 +93,28 @@ pub struct RunArgs {
     /// server's).
     #[arg(long, alias = "skip-chat-template")]
     pub custom_skip_chat_template: bool,
+    /// spec_bench: output length in tokens of every prompt.
+    #[arg(long, default_value_t = defaults::SPEC_BENCH_OUTPUT_LEN, value_parser = num::output_len)]
+    pub spec_bench_output_len: u32,
+    /// spec_bench: read only the questions of this category (e.g. `summarization`).
+    #[arg(long, value_name = "CATEGORY")]
+    pub spec_bench_category: Option<String>,
+    /// custom, sharegpt, spec_bench, burstgpt: when the file has fewer prompts than
+    /// --num-prompts, run those instead of repeating them.
+    #[arg(long)]
+    pub no_oversample: bool,
+    /// timed_trace: seconds per unit of the trace's timestamps (vLLM's default 1; Mooncake's
+    /// traces are in milliseconds: 0.001).
+    #[arg(long, default_value_t = 1.0, value_parser = num::time_unit)]
+    pub timed_trace_sec_multiplier: f64,
+    /// timed_trace: vLLM's tokens per hash id, for rebuilding shared prefixes. Accepted and
+    /// ignored (with a note): perfgate sends each request a prompt of its own.
+    #[arg(long, value_name = "TOKENS")]
+    pub timed_trace_chunk_hash_size: Option<u64>,
+    /// timed_trace: vLLM's switch for sending at the trace's own times. Accepted: perfgate
+    /// always sends a trace's requests at their times.
+    #[arg(long)]
+    pub self_timed: bool,
     /// Requests per second (`inf`: all at once; otherwise gamma/Poisson arrivals).
     #[arg(long, default_value = "inf", value_parser = num::rate)]
     pub request_rate: RequestRate,
@@ -358,6 +380,17 @@ impl RunArgs {
                     .into(),
             );
         }
+        if self.dataset_name == DatasetName::TimedTrace {
+            if self.dataset_path.is_none() {
+                return Err("--dataset-name timed_trace needs --dataset-path (the trace)".into());
+            }
+            if self.trace.is_some() || self.multi_turn {
+                return Err(
+                    "--dataset-name timed_trace is a trace already: drop --trace / --multi-turn"
+                        .into(),
+                );
+            }
+        }
         Ok(())
     }
 
@@ -369,6 +402,13 @@ impl RunArgs {
             notes.push(
                 "--trust-remote-code ignored: perfgate reads tokenizer.json files and runs no \
                  model code"
+                    .to_string(),
+            );
+        }
+        if self.timed_trace_chunk_hash_size.is_some() {
+            notes.push(
+                "--timed-trace-chunk-hash-size ignored: perfgate does not rebuild a trace's \
+                 shared prefixes; each request gets a prompt of its own"
                     .to_string(),
             );
         }
@@ -397,8 +437,17 @@ impl RunArgs {
 
     /// The workload flags: trace, multi-turn conversations, LoRA adapters.
     pub fn workload(&self) -> crate::runner::workload::Workload<'_> {
+        let timed = self.dataset_name == DatasetName::TimedTrace;
         crate::runner::workload::Workload {
-            trace: self.trace.as_deref(),
+            // `--trace` is in milliseconds; vLLM's `timed_trace` says its unit.
+            trace: match timed {
+                true => self.dataset_path.as_deref(),
+                false => self.trace.as_deref(),
+            },
+            trace_unit_s: match timed {
+                true => self.timed_trace_sec_multiplier,
+                false => 1e-3,
+            },
             lora_modules: &self.lora_modules,
             lora_assignment: self.lora_assignment.into(),
             multi_turn: self.multi_turn,
@@ -457,6 +506,14 @@ impl RunArgs {
         let input_len = a.input_len.unwrap_or(a.random_input_len);
         let out = |flag: u32| a.output_len.unwrap_or(flag);
         let random_like = matches!(a.dataset_name, DatasetName::Random | DatasetName::Fixed);
+        if a.num_prompts == 0 && !a.dataset_name.reads_every_prompt() {
+            return Err(format!(
+                "--num-prompts -1 (every prompt of the file) is for the custom and spec_bench \
+                 datasets, not {}",
+                a.dataset_name.as_str()
+            ));
+        }
+        let spec_bench = a.dataset_name == DatasetName::SpecBench;
         let (prefix_rep, custom) = match a.dataset_name {
             DatasetName::PrefixRepetition => (true, false),
             DatasetName::Custom => (false, true),
@@ -491,6 +548,9 @@ impl RunArgs {
             prefix_repetition_output_len: prefix_rep
                 .then_some(out(a.prefix_repetition_output_len).into()),
             custom_output_len: custom.then_some(out(a.custom_output_len).into()),
+            spec_bench_output_len: spec_bench.then_some(out(a.spec_bench_output_len).into()),
+            spec_bench_category: a.spec_bench_category.clone().filter(|_| spec_bench),
+            no_oversample: a.no_oversample.then_some(true),
             ramp_up_strategy: ramp,
             ramp_up_start_rps: ramp.and(a.ramp_up_start_rps),
             ramp_up_end_rps: ramp.and(a.ramp_up_end_rps),

@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{line_of, need_path, read_file, Dataset, DatasetError, DatasetSpec, Prompt};
+use super::{fill, line_of, need_path, read_file, Dataset, DatasetError, DatasetSpec, Prompt};
 use crate::tokenizer::Tokenize;
 
 pub(super) fn custom(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
@@ -33,7 +33,7 @@ pub(super) fn custom(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, 
             msg: format!("expected {{\"prompt\": string}}: {e}"),
         })?;
         rows.push((i + 1, row.prompt));
-        if rows.len() >= spec.num_prompts {
+        if spec.num_prompts > 0 && rows.len() >= spec.num_prompts {
             break;
         }
     }
@@ -68,16 +68,6 @@ pub(super) fn custom(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, 
         path.display(),
         spec.custom_output_len
     )];
-    let have = prompts.len();
-    if have < spec.num_prompts {
-        // vLLM oversamples too; in file order here, so the run stays reproducible.
-        for i in have..spec.num_prompts {
-            prompts.push(prompts[i % have].clone());
-        }
-        notes.push(format!(
-            "custom: the file has {have} prompts; repeated them in order to reach {}",
-            spec.num_prompts
-        ));
-    }
+    let prompts = fill(spec, prompts, &mut notes);
     Ok(Dataset { prompts, notes })
 }

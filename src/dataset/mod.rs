@@ -16,15 +16,23 @@
 //!   workload of prefix caching.
 //! * `custom` (vLLM's): `{"prompt": ..}` per line, every output `custom_output_len` tokens.
 //! * `random` with `random_prefix_len`: one shared random prefix before every prompt.
+//! * `spec_bench` (vLLM's): Spec-Bench's `question.jsonl`, each question's first turn.
+//! * `burstgpt` (vLLM's): BurstGPT's CSV, random prompts of its GPT-4 rows' token counts.
+//!
+//! The file datasets (`custom`, `spec_bench`, `burstgpt`) repeat their prompts in order to reach
+//! `num_prompts` unless `no_oversample`; `custom` and `spec_bench` take `num_prompts` 0 (vLLM's
+//! `--num-prompts -1`) as every prompt of the file.
 //!
 //! Everything is deterministic for a given seed and tokenizer.
 
+mod burstgpt;
 mod custom;
 mod fixed;
 mod jsonl;
 mod prefix_repetition;
 mod random;
 mod sharegpt;
+mod spec_bench;
 mod synth;
 
 pub use sharegpt::sharegpt_valid;
@@ -72,6 +80,7 @@ pub mod defaults {
     pub const PREFIX_REPETITION_NUM_PREFIXES: u32 = 10;
     pub const PREFIX_REPETITION_OUTPUT_LEN: u32 = 128;
     pub const CUSTOM_OUTPUT_LEN: u32 = 256;
+    pub const SPEC_BENCH_OUTPUT_LEN: u32 = 256;
 }
 
 /// The `prefix_repetition` dataset's shape (default: vLLM's, [`defaults`]).
@@ -112,6 +121,12 @@ pub struct DatasetSpec {
     pub prefix_repetition: PrefixRepetition,
     /// `custom`: the output length of every prompt (vLLM's `--custom-output-len`).
     pub custom_output_len: u32,
+    /// `spec_bench`: the output length of every prompt, and the one category to read.
+    pub spec_bench_output_len: u32,
+    pub spec_bench_category: Option<String>,
+    /// File datasets: run the prompts the file has rather than repeating them up to
+    /// `num_prompts` (vLLM's `--no-oversample`).
+    pub no_oversample: bool,
 }
 
 impl Default for DatasetSpec {
@@ -129,6 +144,9 @@ impl Default for DatasetSpec {
             random_prefix_len: 0,
             prefix_repetition: PrefixRepetition::default(),
             custom_output_len: defaults::CUSTOM_OUTPUT_LEN,
+            spec_bench_output_len: defaults::SPEC_BENCH_OUTPUT_LEN,
+            spec_bench_category: None,
+            no_oversample: false,
         }
     }
 }
@@ -179,7 +197,9 @@ pub const MAX_PROMPT_TOKENS: u64 = 500_000_000;
 /// within its bound and the whole within [`MAX_PROMPT_TOKENS`], naming the flags.
 pub fn check_size(spec: &DatasetSpec) -> Result<(), DatasetError> {
     let bad = |msg: String| Err(DatasetError::Invalid(msg));
-    if spec.num_prompts == 0 || spec.num_prompts > MAX_PROMPTS {
+    if spec.num_prompts == 0 && spec.name.reads_every_prompt() {
+        // Every prompt of the file: its own size bounds it.
+    } else if spec.num_prompts == 0 || spec.num_prompts > MAX_PROMPTS {
         return bad(format!(
             "--num-prompts {} is outside [1, {MAX_PROMPTS}]",
             spec.num_prompts
@@ -275,10 +295,12 @@ pub fn check_size(spec: &DatasetSpec) -> Result<(), DatasetError> {
 
 /// Build the prompts of a scenario.
 pub fn build(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
-    if spec.num_prompts == 0 {
-        return Err(DatasetError::Invalid(
-            "num_prompts must be at least 1".into(),
-        ));
+    if spec.num_prompts == 0 && !spec.name.reads_every_prompt() {
+        return Err(DatasetError::Invalid(format!(
+            "num_prompts must be at least 1 (-1, every prompt of the file, is for the custom \
+             and spec_bench datasets; this is {})",
+            spec.name.as_str()
+        )));
     }
     check_size(spec)?;
     match spec.name {
@@ -288,7 +310,43 @@ pub fn build(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetE
         DatasetName::Jsonl => jsonl::jsonl(spec, tok),
         DatasetName::PrefixRepetition => prefix_repetition::prefix_repetition(spec, tok),
         DatasetName::Custom => custom::custom(spec, tok),
+        DatasetName::SpecBench => spec_bench::spec_bench(spec, tok),
+        DatasetName::Burstgpt => burstgpt::burstgpt(spec, tok),
+        DatasetName::TimedTrace => Err(DatasetError::Invalid(
+            "timed_trace is replayed by `perfgate run` (--dataset-name timed_trace or --trace); \
+             a suite scenario cannot use it yet"
+                .into(),
+        )),
     }
+}
+
+/// `prompts` read from a file dataset, brought to the `num_prompts` of `spec`: every one when
+/// that is 0 (`--num-prompts -1`), cut to it, or repeated in order to reach it unless
+/// `no_oversample` (then the run has fewer prompts, and a note says so).
+fn fill(spec: &DatasetSpec, mut prompts: Vec<Prompt>, notes: &mut Vec<String>) -> Vec<Prompt> {
+    let want = spec.num_prompts;
+    let have = prompts.len();
+    let kind = spec.name.as_str();
+    if want == 0 || want == have {
+        return prompts;
+    }
+    if want < have {
+        prompts.truncate(want);
+    } else if spec.no_oversample {
+        notes.push(format!(
+            "{kind}: the file has {have} prompts; running those {have} (--no-oversample) instead \
+             of {want}"
+        ));
+    } else {
+        // vLLM oversamples too; in file order here, so the run stays reproducible.
+        for i in have..want {
+            prompts.push(prompts[i % have].clone());
+        }
+        notes.push(format!(
+            "{kind}: the file has {have} prompts; repeated them in order to reach {want}"
+        ));
+    }
+    prompts
 }
 
 /// Put `prefix` before every prompt and count the joined texts again (the counts are what the

@@ -340,7 +340,14 @@ pub(super) fn sharegpt(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset
             path.display()
         )));
     }
-    if prompts.len() < want {
+    if prompts.len() < want && spec.no_oversample {
+        notes.push(format!(
+            "sharegpt: only {} prompts passed the filters; running those (--no-oversample) \
+             instead of {}",
+            thousands(prompts.len()),
+            thousands(want)
+        ));
+    } else if prompts.len() < want {
         let have = prompts.len();
         for _ in have..want {
             let p = prompts[rng.random_range(0..have)].clone();

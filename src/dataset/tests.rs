@@ -364,3 +364,91 @@ fn vllm_filter_boundaries() {
     assert!(!sharegpt_valid(1025, 4, false));
     assert!(!sharegpt_valid(1000, 1049, false));
 }
+
+#[test]
+fn spec_bench_reads_first_turns_of_one_category_and_every_prompt_on_minus_one() {
+    let tok = word_level(100);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("question.jsonl");
+    let q = |c: &str, t: &str| {
+        format!("{{\"question_id\": 1, \"category\": \"{c}\", \"turns\": [\"{t}\", \"w9\"]}}\n")
+    };
+    let text = [q("qa", "w1 w2"), q("math", "w3"), q("qa", "w4 w5 w6")].concat();
+    std::fs::write(&path, text + "\n{\"category\": \"qa\"}\n").unwrap();
+    let mut s = spec(DatasetName::SpecBench);
+    s.path = Some(path.clone());
+    s.num_prompts = 0;
+    s.spec_bench_category = Some("qa".into());
+    // The fourth line has no turns: named with its line.
+    let e = build(&s, &tok).unwrap_err().to_string();
+    assert!(e.contains("question.jsonl:5") && e.contains("turns"), "{e}");
+    std::fs::write(
+        &path,
+        [q("qa", "w1 w2"), q("math", "w3"), q("qa", "w4 w5 w6")].concat(),
+    )
+    .unwrap();
+    let ds = build(&s, &tok).unwrap();
+    let got: Vec<(&str, u32, u32)> = ds
+        .prompts
+        .iter()
+        .map(|p| (p.text.as_str(), p.input_len, p.output_len))
+        .collect();
+    assert_eq!(got, [("w1 w2", 2, 256), ("w4 w5 w6", 3, 256)]);
+    // An unknown category lists the file's.
+    s.spec_bench_category = Some("coding".into());
+    let e = build(&s, &tok).unwrap_err().to_string();
+    assert!(
+        e.contains("category `coding`") && e.contains("math, qa"),
+        "{e}"
+    );
+    // -1 is refused where it means nothing.
+    let mut r = spec(DatasetName::Random);
+    r.num_prompts = 0;
+    assert!(build(&r, &tok)
+        .unwrap_err()
+        .to_string()
+        .contains("custom and spec_bench"));
+}
+
+#[test]
+fn burstgpt_keeps_gpt4_rows_in_a_seeded_order_and_names_bad_cells() {
+    let tok = word_level(100);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("burst.csv");
+    let head = "Timestamp,Model,Request tokens,Response tokens,Total tokens,Log Type\n";
+    let rows = "1,GPT-4,5,3,8,Conversation log\n2,ChatGPT,9,9,18,API log\n\
+                3,GPT-4,7,0,7,Conversation log\n4,GPT-4,4,2,6,API log\n";
+    std::fs::write(&path, format!("{head}{rows}")).unwrap();
+    let mut s = spec(DatasetName::Burstgpt);
+    s.path = Some(path.clone());
+    s.num_prompts = 2;
+    let ds = build(&s, &tok).unwrap();
+    let mut lens: Vec<(u32, u32)> = ds
+        .prompts
+        .iter()
+        .map(|p| (p.input_len, p.output_len))
+        .collect();
+    check_exact(&ds, &tok);
+    lens.sort_unstable();
+    // The ChatGPT row and the GPT-4 row without a response are left out.
+    assert_eq!(lens, [(4, 2), (5, 3)]);
+    // --no-oversample: three asked, two rows, two run.
+    s.num_prompts = 3;
+    s.no_oversample = true;
+    let ds = build(&s, &tok).unwrap();
+    assert_eq!(ds.prompts.len(), 2);
+    assert!(
+        ds.notes.iter().any(|n| n.contains("--no-oversample")),
+        "{:?}",
+        ds.notes
+    );
+    std::fs::write(&path, format!("{head}5,GPT-4,many,2,0,x\n")).unwrap();
+    let e = build(&s, &tok).unwrap_err().to_string();
+    assert!(
+        e.contains("burst.csv:2") && e.contains("Request tokens"),
+        "{e}"
+    );
+    std::fs::write(&path, "Timestamp,Model\n1,GPT-4\n").unwrap();
+    let e = build(&s, &tok).unwrap_err().to_string();
+    assert!(e.contains("no `Request tokens` column"), "{e}");
+}

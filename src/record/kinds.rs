@@ -146,9 +146,25 @@ pub enum DatasetName {
     PrefixRepetition,
     /// vLLM's custom JSONL: `{"prompt"}` per line, output length from --custom-output-len.
     Custom,
+    /// Spec-Bench's `question.jsonl` (`--dataset-path`): each question's first turn, output
+    /// length from --spec-bench-output-len, optionally one --spec-bench-category.
+    #[value(name = "spec_bench", alias = "spec-bench")]
+    SpecBench,
+    /// BurstGPT's CSV (`--dataset-path`): random prompts of its GPT-4 rows' request and
+    /// response token counts.
+    Burstgpt,
+    /// vLLM's spelling of a timed trace (`--dataset-path`): as `--trace`, with vLLM's
+    /// `--timed-trace-sec-multiplier`.
+    #[value(name = "timed_trace", alias = "timed-trace")]
+    TimedTrace,
 }
 
 impl DatasetName {
+    /// Whether `num_prompts` 0 (vLLM's `--num-prompts -1`) means every prompt of the file.
+    pub fn reads_every_prompt(self) -> bool {
+        matches!(self, DatasetName::Custom | DatasetName::SpecBench)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DatasetName::Random => "random",
@@ -157,6 +173,9 @@ impl DatasetName {
             DatasetName::Jsonl => "jsonl",
             DatasetName::PrefixRepetition => "prefix_repetition",
             DatasetName::Custom => "custom",
+            DatasetName::SpecBench => "spec_bench",
+            DatasetName::Burstgpt => "burstgpt",
+            DatasetName::TimedTrace => "timed_trace",
         }
     }
 }
@@ -232,6 +251,9 @@ impl From<String> for DatasetKind {
             "jsonl" => DatasetName::Jsonl.into(),
             "prefix_repetition" => DatasetName::PrefixRepetition.into(),
             "custom" => DatasetName::Custom.into(),
+            "spec_bench" => DatasetName::SpecBench.into(),
+            "burstgpt" => DatasetName::Burstgpt.into(),
+            "timed_trace" => DatasetName::TimedTrace.into(),
             _ => DatasetKind::Other(s),
         }
     }

@@ -65,6 +65,16 @@ pub struct ScenarioParams {
     /// `custom` dataset: the output length of every prompt (vLLM's `--custom-output-len`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_output_len: Option<u64>,
+    /// `spec_bench` dataset: the output length of every prompt and the one category read
+    /// (vLLM's `--spec-bench-output-len`, `--spec-bench-category`; unset: every category).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_bench_output_len: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_bench_category: Option<String>,
+    /// A file dataset with fewer prompts than `num_prompts` runs the prompts it has instead of
+    /// repeating them (vLLM's `--no-oversample`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub no_oversample: Option<bool>,
     /// Ramp-up of the request rate (vLLM's `--ramp-up-strategy`, `linear` or `exponential`)
     /// from `ramp_up_start_rps` to `ramp_up_end_rps` over the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]

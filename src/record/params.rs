@@ -147,6 +147,17 @@ impl ScenarioParams {
                 s.push_str(&format!("-out{o}"));
             }
         }
+        if self.dataset_name == "spec_bench" {
+            if let Some(c) = &self.spec_bench_category {
+                s.push_str(&format!("-{c}"));
+            }
+            if let Some(o) = self.spec_bench_output_len {
+                s.push_str(&format!("-out{o}"));
+            }
+        }
+        if self.no_oversample == Some(true) {
+            s.push_str("-nooversample");
+        }
         s.push_str(&format!("-n{}", self.num_prompts));
         if let Some(c) = self.max_concurrency {
             s.push_str(&format!("-c{c}"));

@@ -104,6 +104,13 @@ pub fn scenario_run(
             defaults::CUSTOM_OUTPUT_LEN,
             "custom_output_len",
         )?,
+        spec_bench_output_len: u32_of(
+            params.spec_bench_output_len,
+            defaults::SPEC_BENCH_OUTPUT_LEN,
+            "spec_bench_output_len",
+        )?,
+        spec_bench_category: params.spec_bench_category.clone(),
+        no_oversample: params.no_oversample.unwrap_or(false),
     };
     let mut client = s.client;
     client.ignore_eos = s

@@ -15,8 +15,10 @@ use crate::workload::{conversation, lora, trace};
 /// The workload flags of `perfgate run`.
 #[derive(Debug, Clone, Default)]
 pub struct Workload<'a> {
-    /// `--trace`: a timed trace to replay instead of the dataset.
+    /// `--trace` (or `--dataset-name timed_trace`): a timed trace to replay instead of the
+    /// dataset, and the seconds per unit of its timestamps.
     pub trace: Option<&'a Path>,
+    pub trace_unit_s: f64,
     pub lora_modules: &'a [String],
     pub lora_assignment: lora::LoraAssignment,
     /// `--multi-turn`: play the dataset's conversations turn by turn (at most `max_turns` each).
@@ -34,7 +36,7 @@ pub fn work(spec: &DatasetSpec, tok: &dyn Tokenize, w: &Workload<'_>) -> anyhow:
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("--trace {}", path.display()))?;
-            let rows = trace::parse(path, &text).map_err(anyhow::Error::msg)?;
+            let rows = trace::parse_in(path, &text, w.trace_unit_s).map_err(anyhow::Error::msg)?;
             trace::prompts(&rows, spec.num_prompts, tok, spec.seed)
                 .with_context(|| format!("--trace {}", path.display()))?
         }

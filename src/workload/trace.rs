@@ -18,9 +18,15 @@ pub struct TraceRow {
     pub output_len: u32,
 }
 
-/// Read a trace (the text of `path`, named in errors with the line). Blank lines are skipped;
-/// rows are put in time order (ties keep the file's order).
+/// Read a trace whose timestamps are milliseconds (`--trace`): [`parse_in`] with 0.001 s.
 pub fn parse(path: &Path, text: &str) -> Result<Vec<TraceRow>, String> {
+    parse_in(path, text, 1e-3)
+}
+
+/// Read a trace (the text of `path`, named in errors with the line) whose timestamps count
+/// `unit_s` seconds each (vLLM's `--timed-trace-sec-multiplier`). Blank lines are skipped; rows
+/// are put in time order (ties keep the file's order).
+pub fn parse_in(path: &Path, text: &str, unit_s: f64) -> Result<Vec<TraceRow>, String> {
     let mut rows = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -34,7 +40,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TraceRow>, String> {
             return Err(at("expected a JSON object".into()));
         }
         let field = |names: &[&'static str]| field(&v, names);
-        let ms = match field(&["timestamp", "timestamp_ms"]) {
+        let stamp = match field(&["timestamp", "timestamp_ms"]) {
             Some((_, x)) => x
                 .as_f64()
                 .filter(|t| t.is_finite() && *t >= 0.0)
@@ -43,7 +49,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TraceRow>, String> {
                         "`timestamp` must be a non-negative number, got {x}"
                     ))
                 })?,
-            None => return Err(at("no `timestamp` (milliseconds)".into())),
+            None => return Err(at("no `timestamp`".into())),
         };
         let len = |names: &[&'static str], min: u64| -> Result<u32, String> {
             let (name, x) = field(names).ok_or_else(|| at(format!("no `{}`", names[0])))?;
@@ -53,7 +59,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Vec<TraceRow>, String> {
                 .ok_or_else(|| at(format!("`{name}` must be a whole number ≥ {min}, got {x}")))
         };
         rows.push(TraceRow {
-            at: ms / 1e3,
+            at: stamp * unit_s,
             input_len: len(&["input_length", "input_len"], 1)?,
             output_len: len(&["output_length", "output_len"], 1)?,
         });
