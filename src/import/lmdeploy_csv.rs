@@ -41,39 +41,7 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
         None => return Ok(out),
         Some(h) => h.map_err(csv_err)?,
     };
-    let cols: Vec<String> = header.iter().map(str::to_string).collect();
-    let idx = |names: &[&str]| cols.iter().position(|c| names.contains(&c.as_str()));
-    let rps = idx(&["RPS"])
-        .ok_or_else(|| ImportError::at(path, 1, "not an LMDeploy serving CSV: no `RPS` column"))?;
-    let prompts = idx(&["num_promts", "num_prompts"]).ok_or_else(|| {
-        ImportError::at(
-            path,
-            1,
-            "not an LMDeploy serving CSV: no `num_prompts` column",
-        )
-    })?;
-    let out_tput = idx(&["throughput(out tok/s)"]).ok_or_else(|| {
-        ImportError::at(
-            path,
-            1,
-            "not an LMDeploy serving CSV: no `throughput(out tok/s)` column",
-        )
-    })?;
-    let total_tput = idx(&["throughput(total tok/s)"]);
-    let batch = idx(&["batch"]);
-    let seconds: Vec<(usize, &str)> = [
-        ("FTL(ave)(s)", "mean_ttft_ms"),
-        ("FTL(min)(s)", "min_ttft_ms"),
-        ("FTL(max)(s)", "max_ttft_ms"),
-        ("50%(s)", "p50_itl_ms"),
-        ("75%(s)", "p75_itl_ms"),
-        ("95%(s)", "p95_itl_ms"),
-        ("99%(s)", "p99_itl_ms"),
-    ]
-    .iter()
-    .filter_map(|(c, k)| idx(&[c]).map(|i| (i, *k)))
-    .collect();
-    let model = opts.model.clone();
+    let cols = Columns::find(&header, path)?;
 
     for row in rows {
         let row = row.map_err(csv_err)?;
@@ -82,26 +50,99 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
         }
         let n = row_line(&row);
         let cells: Vec<&str> = row.iter().collect();
-        if cells.len() != cols.len() {
+        if cells.len() != cols.names.len() {
             return Err(ImportError::at(
                 path,
                 n,
-                format!("{} values for {} columns", cells.len(), cols.len()),
+                format!("{} values for {} columns", cells.len(), cols.names.len()),
             ));
         }
-        let model = model.clone().ok_or(ImportError::NoModel {
+        let model = opts.model.clone().ok_or(ImportError::NoModel {
             path: path.into(),
             line: n,
         })?;
+        out.records.push(cols.record(&cells, model, path, n, opts)?);
+    }
+    Ok(out)
+}
+
+/// Where the header puts the columns a record is read from.
+struct Columns {
+    names: Vec<String>,
+    rps: usize,
+    prompts: usize,
+    out_tput: usize,
+    total_tput: Option<usize>,
+    batch: Option<usize>,
+    /// The latency columns (in seconds) and the statistic key each becomes.
+    seconds: Vec<(usize, &'static str)>,
+}
+
+impl Columns {
+    fn find(header: &csv::StringRecord, path: &str) -> Result<Self, ImportError> {
+        let names: Vec<String> = header.iter().map(str::to_string).collect();
+        let idx = |want: &[&str]| names.iter().position(|c| want.contains(&c.as_str()));
+        let rps = idx(&["RPS"]).ok_or_else(|| {
+            ImportError::at(path, 1, "not an LMDeploy serving CSV: no `RPS` column")
+        })?;
+        let prompts = idx(&["num_promts", "num_prompts"]).ok_or_else(|| {
+            ImportError::at(
+                path,
+                1,
+                "not an LMDeploy serving CSV: no `num_prompts` column",
+            )
+        })?;
+        let out_tput = idx(&["throughput(out tok/s)"]).ok_or_else(|| {
+            ImportError::at(
+                path,
+                1,
+                "not an LMDeploy serving CSV: no `throughput(out tok/s)` column",
+            )
+        })?;
+        let total_tput = idx(&["throughput(total tok/s)"]);
+        let batch = idx(&["batch"]);
+        let seconds: Vec<(usize, &'static str)> = [
+            ("FTL(ave)(s)", "mean_ttft_ms"),
+            ("FTL(min)(s)", "min_ttft_ms"),
+            ("FTL(max)(s)", "max_ttft_ms"),
+            ("50%(s)", "p50_itl_ms"),
+            ("75%(s)", "p75_itl_ms"),
+            ("95%(s)", "p95_itl_ms"),
+            ("99%(s)", "p99_itl_ms"),
+        ]
+        .iter()
+        .filter_map(|(c, k)| idx(&[c]).map(|i| (i, *k)))
+        .collect();
+        Ok(Columns {
+            names,
+            rps,
+            prompts,
+            out_tput,
+            total_tput,
+            batch,
+            seconds,
+        })
+    }
+
+    /// The record of one row (`n` is its line).
+    fn record(
+        &self,
+        cells: &[&str],
+        model: String,
+        path: &str,
+        n: usize,
+        opts: &ImportOptions,
+    ) -> Result<ScenarioResult, ImportError> {
+        let cols = &self.names;
         let cell = |c: usize| cells[c];
         let num = |c: usize| {
             parse_f64(cell(c)).map_err(|m| ImportError::at(path, n, format!("`{}`: {m}", cols[c])))
         };
-        let num_prompts = parse_u64(cell(prompts))
-            .map_err(|m| ImportError::at(path, n, format!("`{}`: {m}", cols[prompts])))?;
-        let request_throughput = num(rps)?;
-        let output_throughput = num(out_tput)?;
-        let total_token_throughput = total_tput.map(num).transpose()?;
+        let num_prompts = parse_u64(cell(self.prompts))
+            .map_err(|m| ImportError::at(path, n, format!("`{}`: {m}", cols[self.prompts])))?;
+        let request_throughput = num(self.rps)?;
+        let output_throughput = num(self.out_tput)?;
+        let total_token_throughput = self.total_tput.map(num).transpose()?;
         if request_throughput <= 0.0 {
             return Err(ImportError::at(path, n, "`RPS` must be positive"));
         }
@@ -116,7 +157,8 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
                     .unwrap_or_else(|| "sharegpt".into())
                     .into(),
                 num_prompts,
-                max_concurrency: batch
+                max_concurrency: self
+                    .batch
                     .map(|b| {
                         parse_u64(cell(b))
                             .map_err(|m| ImportError::at(path, n, format!("`batch`: {m}")))
@@ -145,7 +187,7 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
             ],
             ..Default::default()
         };
-        for (c, key) in &seconds {
+        for (c, key) in &self.seconds {
             let t = cell(*c);
             if t == "-" {
                 continue; // not measured (non-streaming run)
@@ -154,9 +196,8 @@ pub fn parse(text: &str, path: &str, opts: &ImportOptions) -> Result<Imported, I
                 .map_err(|m| ImportError::at(path, n, format!("`{}`: {m}", cols[*c])))?;
             r.stats.insert(key.to_string(), v);
         }
-        out.records.push(r);
+        Ok(r)
     }
-    Ok(out)
 }
 
 #[cfg(test)]

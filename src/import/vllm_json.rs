@@ -136,35 +136,28 @@ pub fn record(
     opts: &ImportOptions,
     warnings: &mut Vec<String>,
 ) -> Result<ScenarioResult, ImportError> {
-    let get = |k: &str| obj.get(k).filter(|v| !v.is_null());
-    let f = |k: &str| get(k).map(|v| as_f64(v, k, path, line)).transpose();
-    let u = |k: &str| get(k).map(|v| as_u64(v, k, path, line)).transpose();
-    let need_f = |k: &str| {
-        f(k)?.ok_or_else(|| ImportError::at(path, line, format!("the result has no `{k}`")))
-    };
-    let need_u = |k: &str| {
-        u(k)?.ok_or_else(|| ImportError::at(path, line, format!("the result has no `{k}`")))
-    };
-
-    let model = get("model_id")
-        .or_else(|| get("model"))
+    let rd = Fields { obj, path, line };
+    let model = rd
+        .get("model_id")
+        .or_else(|| rd.get("model"))
         .and_then(as_text)
         .or_else(|| opts.model.clone())
         .ok_or(ImportError::NoModel {
             path: path.into(),
             line,
         })?;
-    let dataset_name = get("dataset_name")
+    let dataset_name = rd
+        .get("dataset_name")
         .and_then(as_text)
         .or_else(|| opts.dataset_name.clone())
         .ok_or_else(|| {
             ImportError::at(path, line, "the result does not name its dataset (no `dataset_name`; vLLM saves it only through `--metadata dataset_name=…`); pass `--dataset-name`")
         })?;
-    let completed = need_u("completed")?;
-    let failed = u("failed")?.unwrap_or(0);
-    let num_prompts = match u("num_prompts")?.or(opts.num_prompts) {
+    let completed = rd.need_u("completed")?;
+    let failed = rd.u("failed")?.unwrap_or(0);
+    let num_prompts = match rd.u("num_prompts")?.or(opts.num_prompts) {
         Some(n) => n,
-        None if get("failed").is_some() => completed + failed,
+        None if rd.get("failed").is_some() => completed + failed,
         None => {
             return Err(ImportError::at(
                 path,
@@ -173,84 +166,12 @@ pub fn record(
             ))
         }
     };
-    let mut params = ScenarioParams {
-        dataset_name: dataset_name.clone().into(),
-        num_prompts,
-        max_concurrency: u("max_concurrency")?,
-        ..Default::default()
-    };
-    if let Some(rate) = get("request_rate") {
-        let t = as_text(rate).unwrap_or_default();
-        params.request_rate = t
-            .parse::<RequestRate>()
-            .map_err(|m| ImportError::at(path, line, format!("`request_rate`: {m}")))?;
-    }
-    if !params.request_rate.is_inf() {
-        params.burstiness = f("burstiness")?;
-    }
-    if dataset_name == "random" {
-        params.random_input_len = u("random_input_len")?.or(opts.random_input_len);
-        params.random_output_len = u("random_output_len")?.or(opts.random_output_len);
-        params.random_range_ratio = f("random_range_ratio")?.or(opts.random_range_ratio);
-        let from_file = get("range_convention")
-            .and_then(as_text)
-            .and_then(|c| match c.as_str() {
-                "vllm" => Some(RangeConvention::Vllm),
-                "sglang" => Some(RangeConvention::Sglang),
-                _ => None,
-            });
-        params.range_convention =
-            Some(from_file.or(opts.range_convention).unwrap_or(match flavor {
-                Flavor::Vllm => RangeConvention::Vllm,
-                Flavor::Sglang => RangeConvention::Sglang,
-            }));
-    }
-    if dataset_name == "sharegpt" {
-        params.sharegpt_output_len = u("sharegpt_output_len")?;
-    }
-
-    let mut r = ScenarioResult {
-        date: get("date").and_then(as_text),
-        backend: get("backend").and_then(as_text),
-        model: model.clone(),
-        model_id: get("model_id").and_then(as_text),
-        tokenizer_id: get("tokenizer_id").and_then(as_text),
-        params,
-        seed: u("seed")?,
-        completed,
-        failed,
-        duration: need_f("duration")?,
-        total_input_tokens: need_u("total_input_tokens")?,
-        total_output_tokens: need_u("total_output_tokens")?,
-        total_output_tokens_retokenized: u("total_output_tokens_retokenized")?,
-        request_throughput: need_f("request_throughput")?,
-        request_goodput: f("request_goodput")?,
-        input_throughput: f("input_throughput")?,
-        output_throughput: need_f("output_throughput")?,
-        total_token_throughput: f("total_token_throughput")?.or(f("total_throughput")?),
-        max_output_tokens_per_s: f("max_output_tokens_per_s")?,
-        max_concurrent_requests: u("max_concurrent_requests")?,
-        concurrency: f("concurrency")?,
-        // vLLM's perf CI passes `--metadata tensor_parallel_size=N`: a string in the JSON.
-        tensor_parallel_size: u("tensor_parallel_size")?
-            .map(|n| {
-                u32::try_from(n).map_err(|_| {
-                    ImportError::at(
-                        path,
-                        line,
-                        format!("`tensor_parallel_size`: {n} is too large"),
-                    )
-                })
-            })
-            .transpose()?,
-        source: Some(format!("{path}:{line}")),
-        output_token_source: Some(OutputTokenSource::Reported),
-        ..Default::default()
-    };
+    let params = rd.params(dataset_name, num_prompts, flavor, opts)?;
+    let mut r = rd.outcome(model, params, completed, failed)?;
     r.engine = opts
         .engine
         .clone()
-        .or_else(|| get("engine").and_then(as_text))
+        .or_else(|| rd.get("engine").and_then(as_text))
         .or_else(|| {
             r.backend
                 .as_deref()
@@ -260,59 +181,204 @@ pub fn record(
     r.engine_version = opts
         .engine_version
         .clone()
-        .or_else(|| get("engine_version").and_then(as_text));
-
-    // Identity and extra keys read above; the outcome metrics are `record::OUTCOME_METRICS`.
-    const USED: [&str; 22] = [
-        "date",
-        "tensor_parallel_size",
-        "backend",
-        "model",
-        "model_id",
-        "tokenizer_id",
-        "dataset_name",
-        "num_prompts",
-        "max_concurrency",
-        "request_rate",
-        "burstiness",
-        "random_input_len",
-        "random_output_len",
-        "random_range_ratio",
-        "range_convention",
-        "sharegpt_output_len",
-        "seed",
-        "total_throughput",
-        "concurrency",
-        "engine",
-        "engine_version",
-        "ramp_up_start_rps",
-    ];
-    let mut ignored = Vec::new();
-    for (k, v) in obj {
-        let stat = match k.strip_suffix("_e2e_latency_ms") {
-            Some(stat) => format!("{stat}_e2el_ms"),
-            None => k.clone(),
-        };
-        if is_stat_key(&stat) {
-            if !v.is_null() {
-                r.stats.insert(stat, as_f64(v, k, path, line)?);
-            }
-        } else if !USED.contains(&k.as_str())
-            && !crate::record::OUTCOME_METRICS.contains(&k.as_str())
-            && !SKIPPED_KEYS.contains(&k.as_str())
-            && k != "ramp_up_end_rps"
-        {
-            ignored.push(k.as_str());
-        }
-    }
-    if !ignored.is_empty() {
-        warnings.push(format!(
-            "{path}:{line}: keys not part of a record were ignored: {}",
-            ignored.join(", ")
-        ));
-    }
+        .or_else(|| rd.get("engine_version").and_then(as_text));
+    rd.stats(&mut r, warnings)?;
     Ok(r)
 }
+
+/// One result object being read, with where it is (for messages).
+struct Fields<'a> {
+    obj: &'a Map<String, Value>,
+    path: &'a str,
+    line: usize,
+}
+
+impl Fields<'_> {
+    /// The value of `k`, unless it is absent or `null`.
+    fn get(&self, k: &str) -> Option<&Value> {
+        self.obj.get(k).filter(|v| !v.is_null())
+    }
+
+    fn f(&self, k: &str) -> Result<Option<f64>, ImportError> {
+        self.get(k)
+            .map(|v| as_f64(v, k, self.path, self.line))
+            .transpose()
+    }
+
+    fn u(&self, k: &str) -> Result<Option<u64>, ImportError> {
+        self.get(k)
+            .map(|v| as_u64(v, k, self.path, self.line))
+            .transpose()
+    }
+
+    fn missing(&self, k: &str) -> ImportError {
+        ImportError::at(self.path, self.line, format!("the result has no `{k}`"))
+    }
+
+    fn need_f(&self, k: &str) -> Result<f64, ImportError> {
+        self.f(k)?.ok_or_else(|| self.missing(k))
+    }
+
+    fn need_u(&self, k: &str) -> Result<u64, ImportError> {
+        self.u(k)?.ok_or_else(|| self.missing(k))
+    }
+
+    /// The scenario parameters besides the dataset name and the prompt count.
+    fn params(
+        &self,
+        dataset_name: String,
+        num_prompts: u64,
+        flavor: Flavor,
+        opts: &ImportOptions,
+    ) -> Result<ScenarioParams, ImportError> {
+        let mut params = ScenarioParams {
+            dataset_name: dataset_name.clone().into(),
+            num_prompts,
+            max_concurrency: self.u("max_concurrency")?,
+            ..Default::default()
+        };
+        if let Some(rate) = self.get("request_rate") {
+            let t = as_text(rate).unwrap_or_default();
+            params.request_rate = t.parse::<RequestRate>().map_err(|m| {
+                ImportError::at(self.path, self.line, format!("`request_rate`: {m}"))
+            })?;
+        }
+        if !params.request_rate.is_inf() {
+            params.burstiness = self.f("burstiness")?;
+        }
+        if dataset_name == "random" {
+            params.random_input_len = self.u("random_input_len")?.or(opts.random_input_len);
+            params.random_output_len = self.u("random_output_len")?.or(opts.random_output_len);
+            params.random_range_ratio = self.f("random_range_ratio")?.or(opts.random_range_ratio);
+            let from_file = self
+                .get("range_convention")
+                .and_then(as_text)
+                .and_then(|c| match c.as_str() {
+                    "vllm" => Some(RangeConvention::Vllm),
+                    "sglang" => Some(RangeConvention::Sglang),
+                    _ => None,
+                });
+            params.range_convention =
+                Some(from_file.or(opts.range_convention).unwrap_or(match flavor {
+                    Flavor::Vllm => RangeConvention::Vllm,
+                    Flavor::Sglang => RangeConvention::Sglang,
+                }));
+        }
+        if dataset_name == "sharegpt" {
+            params.sharegpt_output_len = self.u("sharegpt_output_len")?;
+        }
+        Ok(params)
+    }
+
+    /// The record with its identity, scenario and outcome metrics (no statistics yet).
+    fn outcome(
+        &self,
+        model: String,
+        params: ScenarioParams,
+        completed: u64,
+        failed: u64,
+    ) -> Result<ScenarioResult, ImportError> {
+        let (path, line) = (self.path, self.line);
+        Ok(ScenarioResult {
+            date: self.get("date").and_then(as_text),
+            backend: self.get("backend").and_then(as_text),
+            model,
+            model_id: self.get("model_id").and_then(as_text),
+            tokenizer_id: self.get("tokenizer_id").and_then(as_text),
+            params,
+            seed: self.u("seed")?,
+            completed,
+            failed,
+            duration: self.need_f("duration")?,
+            total_input_tokens: self.need_u("total_input_tokens")?,
+            total_output_tokens: self.need_u("total_output_tokens")?,
+            total_output_tokens_retokenized: self.u("total_output_tokens_retokenized")?,
+            request_throughput: self.need_f("request_throughput")?,
+            request_goodput: self.f("request_goodput")?,
+            input_throughput: self.f("input_throughput")?,
+            output_throughput: self.need_f("output_throughput")?,
+            total_token_throughput: self
+                .f("total_token_throughput")?
+                .or(self.f("total_throughput")?),
+            max_output_tokens_per_s: self.f("max_output_tokens_per_s")?,
+            max_concurrent_requests: self.u("max_concurrent_requests")?,
+            concurrency: self.f("concurrency")?,
+            // vLLM's perf CI passes `--metadata tensor_parallel_size=N`: a string in the JSON.
+            tensor_parallel_size: self
+                .u("tensor_parallel_size")?
+                .map(|n| {
+                    u32::try_from(n).map_err(|_| {
+                        ImportError::at(
+                            path,
+                            line,
+                            format!("`tensor_parallel_size`: {n} is too large"),
+                        )
+                    })
+                })
+                .transpose()?,
+            source: Some(format!("{path}:{line}")),
+            output_token_source: Some(OutputTokenSource::Reported),
+            ..Default::default()
+        })
+    }
+
+    /// Put the distribution statistics into `r` (SGLang's `*_e2e_latency_ms` under vLLM's
+    /// names) and warn once about the keys that are not part of a record.
+    fn stats(&self, r: &mut ScenarioResult, warnings: &mut Vec<String>) -> Result<(), ImportError> {
+        let (path, line) = (self.path, self.line);
+        let mut ignored = Vec::new();
+        for (k, v) in self.obj {
+            let stat = match k.strip_suffix("_e2e_latency_ms") {
+                Some(stat) => format!("{stat}_e2el_ms"),
+                None => k.clone(),
+            };
+            if is_stat_key(&stat) {
+                if !v.is_null() {
+                    r.stats.insert(stat, as_f64(v, k, path, line)?);
+                }
+            } else if !USED_KEYS.contains(&k.as_str())
+                && !crate::record::OUTCOME_METRICS.contains(&k.as_str())
+                && !SKIPPED_KEYS.contains(&k.as_str())
+                && k != "ramp_up_end_rps"
+            {
+                ignored.push(k.as_str());
+            }
+        }
+        if !ignored.is_empty() {
+            warnings.push(format!(
+                "{path}:{line}: keys not part of a record were ignored: {}",
+                ignored.join(", ")
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Identity and extra keys [`record`] reads; the outcome metrics are `record::OUTCOME_METRICS`.
+const USED_KEYS: [&str; 22] = [
+    "date",
+    "tensor_parallel_size",
+    "backend",
+    "model",
+    "model_id",
+    "tokenizer_id",
+    "dataset_name",
+    "num_prompts",
+    "max_concurrency",
+    "request_rate",
+    "burstiness",
+    "random_input_len",
+    "random_output_len",
+    "random_range_ratio",
+    "range_convention",
+    "sharegpt_output_len",
+    "seed",
+    "total_throughput",
+    "concurrency",
+    "engine",
+    "engine_version",
+    "ramp_up_start_rps",
+];
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,203 @@
+use super::*;
+
+const SAMPLE: &str = r#"
+schema_version = 1
+
+[engine]
+name = "vllm"
+version = "v0.10.1"
+image = "vllm/vllm-openai:v0.10.1"
+
+[[models]]
+name = "Qwen/Qwen3-8B"
+tensor_parallel_size = 1
+
+[[models.scenarios]]
+id = "random-in1024-out1024-n2000"
+
+[models.scenarios.params]
+dataset_name = "random"
+num_prompts = 2000
+random_input_len = 1024
+random_output_len = 1024
+random_range_ratio = 1.0
+range_convention = "sglang"
+request_rate = "inf"
+
+[[models.scenarios.runs]]
+source = "seed.txt:137"
+backend = "vllm"
+
+[models.scenarios.metrics]
+completed = { direction = "higher", values = [2000.0] }
+output_throughput = { direction = "higher", values = [3197.08] }
+median_ttft_ms = { direction = "lower", values = [307467.3] }
+"#;
+
+#[test]
+fn parses_and_yields_records() {
+    let b = Baseline::parse(SAMPLE, "b.toml").unwrap();
+    let recs = b.to_records();
+    assert_eq!(recs.len(), 1);
+    assert_eq!(recs[0].completed, 2000);
+    assert_eq!(recs[0].output_throughput, 3197.08);
+    assert_eq!(recs[0].stats["median_ttft_ms"], 307467.3);
+    assert_eq!(recs[0].scenario_id(), "random-in1024-out1024-n2000");
+    assert_eq!(recs[0].source.as_deref(), Some("seed.txt:137"));
+}
+
+#[test]
+fn round_trips_through_toml() {
+    let b = Baseline::parse(SAMPLE, "b.toml").unwrap();
+    let again = Baseline::parse(&b.to_toml(), "again.toml").unwrap();
+    assert_eq!(b, again);
+}
+
+#[test]
+fn unknown_key_names_line_and_column() {
+    let text = SAMPLE.replace("tensor_parallel_size = 1", "tensor_paralel_size = 1");
+    let err = Baseline::parse(&text, "b.toml").unwrap_err().to_string();
+    assert!(
+        err.starts_with("b.toml:11:1: unknown field `tensor_paralel_size`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn empty_file_is_an_error() {
+    let err = Baseline::parse("  \n", "e.toml").unwrap_err().to_string();
+    assert_eq!(err, "e.toml: the file is empty");
+}
+
+#[test]
+fn nan_or_negative_ratio_and_impossible_values_are_named() {
+    for (from, to, says) in [
+        (
+            "random_range_ratio = 1.0",
+            "random_range_ratio = nan",
+            "random_range_ratio must be a finite number ≥ 0, got NaN",
+        ),
+        (
+            "random_range_ratio = 1.0",
+            "random_range_ratio = -0.5",
+            "random_range_ratio must be a finite number ≥ 0, got -0.5",
+        ),
+        (
+            "values = [307467.3]",
+            "values = [-1.0]",
+            "metric `median_ttft_ms`: -1 is negative",
+        ),
+        (
+            "values = [307467.3]",
+            "values = [0.0]",
+            "metric `median_ttft_ms`: 0 is not a possible value",
+        ),
+        (
+            "values = [3197.08]",
+            "values = [0.0]",
+            "metric `output_throughput`: 0 is not",
+        ),
+    ] {
+        let err = Baseline::parse(&SAMPLE.replace(from, to), "b.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says), "{to}: {err}");
+        assert!(!err.contains("scenario id"), "not an id error: {err}");
+    }
+}
+
+#[test]
+fn an_unknown_or_ill_typed_scenario_field_is_named() {
+    for (field, says) in [
+        (
+            "tempreature = 0.5",
+            "unknown field `tempreature` in params (known: dataset_name,",
+        ),
+        (
+            "temperature = \"hot\"",
+            "params field `temperature`: invalid type",
+        ),
+        (
+            "endpoint = \"embeddings\"",
+            "params field `endpoint`: unknown variant",
+        ),
+        ("extra_body = 3", "params field `extra_body`: invalid type"),
+    ] {
+        let text = SAMPLE.replace(
+            "num_prompts = 2000",
+            &format!("num_prompts = 2000\n{field}"),
+        );
+        let err = Baseline::parse(&text, "s.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "s.toml: model `Qwen/Qwen3-8B`, scenario `random-in1024-out1024-n2000`: "
+            ),
+            "{err}"
+        );
+        assert!(err.contains(says), "{field}: {err}");
+    }
+}
+
+#[test]
+fn request_fields_enter_the_id_and_are_checked() {
+    let chat = SAMPLE.replace(
+        "num_prompts = 2000",
+        "num_prompts = 2000\nendpoint = \"chat\"\ntemperature = 0.7\ntop_k = 20\n\
+         chat_template_kwargs = { enable_thinking = false }",
+    );
+    let err = Baseline::parse(&chat, "s.toml").unwrap_err().to_string();
+    let id = err
+        .split("expected `")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches("`)");
+    assert!(
+        id.starts_with("random-in1024-out1024-n2000-chat-temp0.7-topk20-ctk"),
+        "{err}"
+    );
+    let b = Baseline::parse(
+        &chat.replace("random-in1024-out1024-n2000\"", &format!("{id}\"")),
+        "s.toml",
+    )
+    .unwrap();
+    let p = &b.models[0].scenarios[0].params;
+    assert_eq!(p.endpoint, Some(crate::record::Endpoint::Chat));
+    assert_eq!(
+        p.body_fields()["chat_template_kwargs"]["enable_thinking"],
+        false
+    );
+    assert_eq!(Baseline::parse(&b.to_toml(), "again.toml").unwrap(), b);
+    // chat_template_kwargs without the chat endpoint; a sampling value out of range.
+    for (from, to, says) in [
+        (
+            "endpoint = \"chat\"\n",
+            "",
+            "chat_template_kwargs needs endpoint = \"chat\"",
+        ),
+        (
+            "temperature = 0.7",
+            "temperature = -1.0",
+            "temperature must be a finite number ≥ 0, got -1",
+        ),
+    ] {
+        let err = Baseline::parse(&chat.replace(from, to), "s.toml")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(says), "{err}");
+    }
+}
+
+#[test]
+fn a_bom_is_accepted() {
+    assert!(Baseline::parse(&format!("\u{feff}{SAMPLE}"), "b.toml").is_ok());
+}
+
+#[test]
+fn wrong_id_is_an_error() {
+    let text = SAMPLE.replace("id = \"random-in1024-out1024-n2000\"", "id = \"x\"");
+    let err = Baseline::parse(&text, "b.toml").unwrap_err().to_string();
+    assert!(
+        err.contains("expected `random-in1024-out1024-n2000`"),
+        "{err}"
+    );
+}
