@@ -54,12 +54,10 @@ fn chromium() -> Option<PathBuf> {
             }
         }
     }
-    if std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
-        panic!(
-            "PERFGATE_REQUIRE_ENGINE=1 but no Chromium is installed: run scripts/install-browser.sh or set PERFGATE_CHROMIUM"
-        );
-    }
-    eprintln!("skipped: no Chromium (scripts/install-browser.sh)");
+    crate::support::skip_unless_required(
+        "no Chromium is installed",
+        "run scripts/install-browser.sh or set PERFGATE_CHROMIUM",
+    );
     None
 }
 

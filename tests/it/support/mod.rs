@@ -8,6 +8,18 @@ pub use fake::*;
 use std::process::{Child, Output};
 use std::time::{Duration, Instant};
 
+/// A test's engine, model file or browser is missing: the test fails when the run requires
+/// every engine (PERFGATE_REQUIRE_ENGINE=1, as scripts/test.sh sets it after installing them),
+/// else it says `skipped: {missing}` on stderr and the caller returns. `install` says how to get
+/// it.
+#[track_caller]
+pub fn skip_unless_required(missing: &str, install: &str) {
+    if std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
+        panic!("PERFGATE_REQUIRE_ENGINE=1 but {missing}: {install}");
+    }
+    eprintln!("skipped: {missing} ({install})");
+}
+
 /// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
