@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 
 pub mod fake;
+pub mod fixture;
 pub mod github;
 
 pub use fake::*;
@@ -45,23 +46,6 @@ pub fn wait_with_limit(mut child: Child, limit: Duration, what: &str) -> Output 
         std::thread::sleep(Duration::from_millis(50));
     }
     child.wait_with_output().unwrap()
-}
-
-/// Throughputs × `thr`, duration ÷ `thr`, every latency statistic × `lat`.
-pub fn scaled(
-    r: &perfgate::record::ScenarioResult,
-    thr: f64,
-    lat: f64,
-) -> perfgate::record::ScenarioResult {
-    let mut r = r.clone();
-    r.output_throughput *= thr;
-    r.request_throughput *= thr;
-    r.total_token_throughput = r.total_token_throughput.map(|v| v * thr);
-    r.duration /= thr;
-    for v in r.stats.values_mut() {
-        *v *= lat;
-    }
-    r
 }
 
 /// A suite of two small scenarios of `command`'s engine (the fake server in `ab` and `bisect`
