@@ -3,18 +3,20 @@
 //! offline check. Results, engine logs, engine metrics and the reports always land in the output
 //! directory, also when something fails; engine faults become `error` rows (exit 3).
 
+use std::path::Path;
 use std::time::Duration;
 
 use anyhow::Context;
+use tokio::runtime::Runtime;
 
 use super::check::{self, ReportOptions};
 use super::{infra, Exit};
 use crate::baseline::Baseline;
 use crate::cli::check::CheckArgs;
-use crate::cli::live::Rerun;
-use crate::gate::Side;
+use crate::cli::live::{LiveArgs, Rerun};
+use crate::gate::{Look, Side};
 use crate::report::dryrun::{render_dry_run, Schedule};
-use crate::runner::{interrupt_on_signal, GateInputs, Runner};
+use crate::runner::{interrupt_on_signal, GateInputs, Measured, Runner};
 use crate::suite;
 
 /// Run `perfgate check` in live mode.
@@ -57,33 +59,13 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let _ = crate::atomic::write(&runner.output_dir().join("plan.txt"), dry);
     rt.block_on(runner.run_suite(live.runs, live.launch.runs_per_launch));
 
-    let mut rounds = 0;
-    let mut look = None;
-    if live.rerun == Some(Rerun::Inconclusive) {
-        let gate = GateInputs {
-            baseline: &base_recs,
-            config: &cfg,
-            kind: &opts.kind,
-            base_side: base_side.clone(),
-        };
-        let next_run = live.runs * live.launch.runs_per_launch;
-        rounds = rt.block_on(runner.rerun_inconclusive(&gate, live.max_reruns, next_run));
-    }
-    if live.rerun == Some(Rerun::Inconclusive) {
-        // The final gate is look rounds + 1 of the planned max_reruns + 1: it is judged at that
-        // look's share of α (α-spending), as every look of the loop was.
-        look = Some(crate::gate::Look {
-            k: rounds + 1,
-            of: live.max_reruns + 1,
-        });
-        eprintln!(
-            "perfgate: {rounds} re-run round(s): look {} of {}, gating at alpha {:.4} of {}",
-            rounds + 1,
-            live.max_reruns + 1,
-            cfg.levels(look).look_alpha(),
-            cfg.alpha()
-        );
-    }
+    let gate = GateInputs {
+        baseline: &base_recs,
+        config: &cfg,
+        kind: &opts.kind,
+        base_side: base_side.clone(),
+    };
+    let look = rerun(&rt, &mut runner, live, &gate);
     rt.shutdown_timeout(Duration::from_secs(1));
     let out_dir = runner.output_dir().to_path_buf();
     let engine = runner.plan().engine.clone();
@@ -100,24 +82,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
     let m = runner.into_measured();
 
     if base_recs.is_empty() {
-        // A suite file (no numbers): measure only; nothing to gate against.
-        eprintln!(
-            "perfgate: {shown} has no baseline numbers: measured {} record(s), gated nothing",
-            m.records.len()
-        );
-        for e in &m.errors {
-            let first = e.message.lines().next().unwrap_or("");
-            eprintln!("perfgate: error: {} {}: {first}", e.model, e.scenario);
-        }
-        eprintln!(
-            "perfgate: results, engine logs and engine metrics are in {}",
-            out_dir.display()
-        );
-        return Ok(if m.errors.is_empty() && !m.interrupted {
-            Exit::Pass
-        } else {
-            Exit::Infra
-        });
+        return Ok(measured_only(&shown, &m, &out_dir));
     }
     let cur_side = Side {
         engine: Some(engine),
@@ -147,4 +112,53 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         return Ok(Exit::Infra);
     }
     Ok(exit)
+}
+
+/// `--rerun inconclusive`: re-run what the gate leaves open; the look the final gate is at.
+fn rerun(
+    rt: &Runtime,
+    runner: &mut Runner,
+    live: &LiveArgs,
+    gate: &GateInputs<'_>,
+) -> Option<Look> {
+    if live.rerun != Some(Rerun::Inconclusive) {
+        return None;
+    }
+    let next_run = live.runs * live.launch.runs_per_launch;
+    let rounds = rt.block_on(runner.rerun_inconclusive(gate, live.max_reruns, next_run));
+    // The final gate is look rounds + 1 of the planned max_reruns + 1: it is judged at that
+    // look's share of α (α-spending), as every look of the loop was.
+    let look = Some(Look {
+        k: rounds + 1,
+        of: live.max_reruns + 1,
+    });
+    eprintln!(
+        "perfgate: {rounds} re-run round(s): look {} of {}, gating at alpha {:.4} of {}",
+        rounds + 1,
+        live.max_reruns + 1,
+        gate.config.levels(look).look_alpha(),
+        gate.config.alpha()
+    );
+    look
+}
+
+/// A suite file (no numbers): measure only; nothing to gate against.
+fn measured_only(shown: &str, m: &Measured, out_dir: &Path) -> Exit {
+    eprintln!(
+        "perfgate: {shown} has no baseline numbers: measured {} record(s), gated nothing",
+        m.records.len()
+    );
+    for e in &m.errors {
+        let first = e.message.lines().next().unwrap_or("");
+        eprintln!("perfgate: error: {} {}: {first}", e.model, e.scenario);
+    }
+    eprintln!(
+        "perfgate: results, engine logs and engine metrics are in {}",
+        out_dir.display()
+    );
+    if m.errors.is_empty() && !m.interrupted {
+        Exit::Pass
+    } else {
+        Exit::Infra
+    }
 }

@@ -13,8 +13,8 @@ use super::revs::{command_template, image_template, REV_VAR};
 use super::search::{Comparator, Comparison, MetricChange, Request, Verdict};
 use super::{EngineTemplate, Options};
 use crate::baseline::Baseline;
-use crate::gate::{GateConfig, Side, TopVerdict};
-use crate::runner::{AbSpec, Order, Runner};
+use crate::gate::{GateConfig, Report, Side, TopVerdict};
+use crate::runner::{AbModelRun, AbSpec, Order, Runner};
 use crate::suite::{self, Plan};
 
 /// Runs the steps of a bisect on this runner.
@@ -167,38 +167,7 @@ impl Live<'_> {
             &dir.join("report.md"),
             crate::report::render_markdown(&report),
         )?;
-        let ab = report.ab.as_ref();
-        let mut out = Comparison {
-            verdict: match report.verdict {
-                TopVerdict::Pass => Verdict::Same,
-                TopVerdict::Fail => Verdict::Different,
-                _ => Verdict::Unknown,
-            },
-            changes: report
-                .rows
-                .iter()
-                .filter(|r| r.gated && r.metric != "success_rate")
-                .map(|r| MetricChange {
-                    model: r.model.clone(),
-                    scenario: r.scenario.clone(),
-                    metric: r.metric.clone(),
-                    change_pct: r.change_pct,
-                    interval: r.interval,
-                    tolerance_pct: r.tolerance_pct,
-                    verdict: r.verdict.as_str().to_string(),
-                    values: r.baseline.zip(r.current).map(|(b, c)| [b, c]),
-                })
-                .collect(),
-            pairs: runs.iter().map(|r| r.pairs).min().unwrap_or(0),
-            engine_minutes: ab.map_or(0.0, |a| a.models.iter().map(|m| m.wall_minutes).sum()),
-            gpu_minutes: ab.map_or(0.0, |a| a.gpu_minutes),
-            note: runs
-                .iter()
-                .map(|r| r.stopped.clone())
-                .collect::<Vec<_>>()
-                .join("; "),
-            stop: None,
-        };
+        let mut out = comparison(&report, &runs);
         if m.interrupted {
             self.infra = true;
             out.stop = Some("interrupted (signal)".into());
@@ -239,6 +208,43 @@ impl Comparator for Live<'_> {
                 stopped(why)
             }
         }
+    }
+}
+
+/// What a step's report says to the search: the top verdict as same / different / unknown, the
+/// gated metrics' changes, the pairs run (the fewest of any model) and their cost.
+fn comparison(report: &Report, runs: &[AbModelRun]) -> Comparison {
+    let ab = report.ab.as_ref();
+    Comparison {
+        verdict: match report.verdict {
+            TopVerdict::Pass => Verdict::Same,
+            TopVerdict::Fail => Verdict::Different,
+            _ => Verdict::Unknown,
+        },
+        changes: report
+            .rows
+            .iter()
+            .filter(|r| r.gated && r.metric != "success_rate")
+            .map(|r| MetricChange {
+                model: r.model.clone(),
+                scenario: r.scenario.clone(),
+                metric: r.metric.clone(),
+                change_pct: r.change_pct,
+                interval: r.interval,
+                tolerance_pct: r.tolerance_pct,
+                verdict: r.verdict.as_str().to_string(),
+                values: r.baseline.zip(r.current).map(|(b, c)| [b, c]),
+            })
+            .collect(),
+        pairs: runs.iter().map(|r| r.pairs).min().unwrap_or(0),
+        engine_minutes: ab.map_or(0.0, |a| a.models.iter().map(|m| m.wall_minutes).sum()),
+        gpu_minutes: ab.map_or(0.0, |a| a.gpu_minutes),
+        note: runs
+            .iter()
+            .map(|r| r.stopped.clone())
+            .collect::<Vec<_>>()
+            .join("; "),
+        stop: None,
     }
 }
 

@@ -4,7 +4,7 @@
 //! [`History`] out; it is rendered by `report::history` (terminal) and `report::html`.
 
 use crate::baseline::Baseline;
-use crate::gate::config::MetricClass;
+use crate::gate::config::{MetricClass, MetricRule};
 use crate::gate::GateConfig;
 use crate::record::Direction;
 
@@ -123,17 +123,8 @@ pub fn release_order(entries: &[Entry]) -> Vec<usize> {
     idx
 }
 
-/// Build the history of `baselines` (path, baseline) for `metrics` (default
-/// [`DEFAULT_METRICS`]) under the gate settings `cfg` (noise and tolerance per metric).
-pub fn build(
-    baselines: &[(String, Baseline)],
-    metrics: &[String],
-    cfg: &GateConfig,
-    window: usize,
-) -> Result<History, HistoryError> {
-    if baselines.is_empty() {
-        return Err(HistoryError::Empty);
-    }
+/// The baselines in release order, each with its entry.
+fn in_release_order(baselines: &[(String, Baseline)]) -> (Vec<Entry>, Vec<&Baseline>) {
     let raw: Vec<Entry> = baselines
         .iter()
         .map(|(path, b)| Entry {
@@ -150,6 +141,12 @@ pub fn build(
     let order = release_order(&raw);
     let entries: Vec<Entry> = order.iter().map(|&i| raw[i].clone()).collect();
     let ordered: Vec<&Baseline> = order.iter().map(|&i| &baselines[i].1).collect();
+    (entries, ordered)
+}
+
+/// The metrics to show: the asked-for ones (an error names the first that no baseline has),
+/// or the defaults the baselines have.
+fn chosen_metrics(ordered: &[&Baseline], metrics: &[String]) -> Result<Vec<String>, HistoryError> {
     let known = |m: &str| {
         ordered.iter().any(|b| {
             b.models
@@ -158,22 +155,24 @@ pub fn build(
                 .any(|s| s.metrics.contains_key(m))
         })
     };
-    // The defaults the baselines have; an asked-for metric that none has is an error.
-    let metrics: Vec<String> = if metrics.is_empty() {
-        DEFAULT_METRICS
+    if metrics.is_empty() {
+        return Ok(DEFAULT_METRICS
             .iter()
             .filter(|m| known(m))
             .map(|s| s.to_string())
-            .collect()
-    } else {
-        if let Some(m) = metrics.iter().find(|m| !known(m)) {
-            return Err(HistoryError::UnknownMetric(m.clone()));
-        }
-        metrics.to_vec()
-    };
-    // Models and scenarios in first-seen order over the release order.
+            .collect());
+    }
+    if let Some(m) = metrics.iter().find(|m| !known(m)) {
+        return Err(HistoryError::UnknownMetric(m.clone()));
+    }
+    Ok(metrics.to_vec())
+}
+
+/// Every (model, scenario), grouped by model: models in first-seen order over the release
+/// order, and a model's scenarios in first-seen order.
+fn model_scenarios(ordered: &[&Baseline]) -> Vec<(String, String)> {
     let mut keys: Vec<(String, String)> = Vec::new();
-    for b in &ordered {
+    for b in ordered {
         for m in &b.models {
             for s in &m.scenarios {
                 let k = (m.name.clone(), s.id.clone());
@@ -189,70 +188,103 @@ pub fn build(
             models.push(m);
         }
     }
+    models
+        .iter()
+        .flat_map(|model| keys.iter().filter(move |(m, _)| m == model))
+        .cloned()
+        .collect()
+}
+
+/// A baseline's point of a model × scenario × metric, `None` where it lacks one of them.
+fn point(b: &Baseline, model: &str, scenario: &str, metric: &str) -> Option<Point> {
+    let runs = b
+        .models
+        .iter()
+        .find(|m| m.name == model)?
+        .scenarios
+        .iter()
+        .find(|s| s.id == scenario)?
+        .metrics
+        .get(metric)?
+        .values
+        .clone();
+    Some(Point {
+        value: central(&runs)?,
+        runs,
+    })
+}
+
+/// The change points of `points` (one per entry) under the gate's noise and tolerance for
+/// `metric` (its `rule`), with change-point indices as entry indices; also the noise in percent.
+fn detect(
+    points: &[Option<Point>],
+    metric: &str,
+    rule: &MetricRule,
+    window: usize,
+) -> (Detection, f64) {
+    let present: Vec<(usize, &Point)> = points
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
+        .collect();
+    // A point is the geometric mean of its runs: its noise shrinks with √runs.
+    let min_runs = present.iter().map(|(_, p)| p.runs.len()).min().unwrap_or(1);
+    let noise_pct = rule
+        .noise_pct
+        .unwrap_or_else(|| MetricClass::of(metric).typical_noise_pct());
+    let sigma = (1.0 + noise_pct / 100.0).ln() / (min_runs.max(1) as f64).sqrt();
+    let values: Vec<f64> = present.iter().map(|(_, p)| p.value).collect();
+    let mut detection = changepoint::detect(
+        &values,
+        &Settings {
+            window,
+            // Its own family (the boundaries of one series), not the gate's rows.
+            alpha: Settings::default().alpha,
+            min_change_pct: rule.tolerance_pct,
+            noise_sigma: Some(sigma),
+        },
+    );
+    for c in &mut detection.changes {
+        c.index = present[c.index].0;
+    }
+    (detection, noise_pct)
+}
+
+/// Build the history of `baselines` (path, baseline) for `metrics` (default
+/// [`DEFAULT_METRICS`]) under the gate settings `cfg` (noise and tolerance per metric).
+pub fn build(
+    baselines: &[(String, Baseline)],
+    metrics: &[String],
+    cfg: &GateConfig,
+    window: usize,
+) -> Result<History, HistoryError> {
+    if baselines.is_empty() {
+        return Err(HistoryError::Empty);
+    }
+    let (entries, ordered) = in_release_order(baselines);
+    let metrics = chosen_metrics(&ordered, metrics)?;
     let mut series = Vec::new();
-    for model in &models {
-        for (_, scenario) in keys.iter().filter(|(m, _)| m == model) {
-            for metric in &metrics {
-                let points: Vec<Option<Point>> = ordered
-                    .iter()
-                    .map(|b| {
-                        let runs = b
-                            .models
-                            .iter()
-                            .find(|m| m.name == *model)?
-                            .scenarios
-                            .iter()
-                            .find(|s| &s.id == scenario)?
-                            .metrics
-                            .get(metric)?
-                            .values
-                            .clone();
-                        Some(Point {
-                            value: central(&runs)?,
-                            runs,
-                        })
-                    })
-                    .collect();
-                if points.iter().all(Option::is_none) {
-                    continue;
-                }
-                let rule = cfg.rule(metric);
-                let present: Vec<(usize, &Point)> = points
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, p)| p.as_ref().map(|p| (i, p)))
-                    .collect();
-                // A point is the geometric mean of its runs: its noise shrinks with √runs.
-                let min_runs = present.iter().map(|(_, p)| p.runs.len()).min().unwrap_or(1);
-                let noise_pct = rule
-                    .noise_pct
-                    .unwrap_or_else(|| MetricClass::of(metric).typical_noise_pct());
-                let sigma = (1.0 + noise_pct / 100.0).ln() / (min_runs.max(1) as f64).sqrt();
-                let values: Vec<f64> = present.iter().map(|(_, p)| p.value).collect();
-                let mut detection = changepoint::detect(
-                    &values,
-                    &Settings {
-                        window,
-                        // Its own family (the boundaries of one series), not the gate's rows.
-                        alpha: Settings::default().alpha,
-                        min_change_pct: rule.tolerance_pct,
-                        noise_sigma: Some(sigma),
-                    },
-                );
-                for c in &mut detection.changes {
-                    c.index = present[c.index].0;
-                }
-                series.push(Series {
-                    model: model.to_string(),
-                    scenario: scenario.clone(),
-                    metric: metric.clone(),
-                    direction: rule.direction,
-                    points,
-                    noise_pct,
-                    tolerance_pct: rule.tolerance_pct,
-                    detection,
-                });
+    for (model, scenario) in model_scenarios(&ordered) {
+        for metric in &metrics {
+            let points: Vec<Option<Point>> = ordered
+                .iter()
+                .map(|b| point(b, &model, &scenario, metric))
+                .collect();
+            if points.iter().all(Option::is_none) {
+                continue;
             }
+            let rule = cfg.rule(metric);
+            let (detection, noise_pct) = detect(&points, metric, &rule, window);
+            series.push(Series {
+                model: model.clone(),
+                scenario: scenario.clone(),
+                metric: metric.clone(),
+                direction: rule.direction,
+                points,
+                noise_pct,
+                tolerance_pct: rule.tolerance_pct,
+                detection,
+            });
         }
     }
     Ok(History {

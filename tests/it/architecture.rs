@@ -4,7 +4,9 @@
 //! reqwest, hyper, nix, clap, …); clap lives in the front layer (one counted exception); the
 //! top-level modules import each other without a circle, and so do the files inside each folder;
 //! `ARCHITECTURE.md`'s code map names every module with its layer; no `too_many_arguments`
-//! allowance.
+//! allowance; no file of `src/` over 700 lines and no function over 120 (tests excepted), read
+//! with a small lexer that blanks comments, strings and char literals so braces in them never
+//! count.
 //!
 //! How it reads the source: comments and `#[cfg(test)]` modules (inline, or a folder's
 //! `tests.rs`) are dropped; every `crate::a::b…` path (with `{…}` groups expanded) and every
@@ -615,4 +617,372 @@ fn app_is_wiring_within_its_line_budget() {
     assert_eq!(app_budget_broken(&one(APP_FILE_BUDGET + 1)).len(), 1);
     let many = vec![("b.rs".to_string(), 250); 7];
     assert_eq!(app_budget_broken(&many).len(), 1);
+}
+
+// ---- size limits: files and functions in src/ ----------------------------------------------
+
+/// The most lines a non-test file of `src/` may have (`wc -l`: newline characters).
+const MAX_FILE_LINES: usize = 700;
+/// The most lines a function of `src/` may span, from its `fn` line to its closing brace.
+const MAX_FN_LINES: usize = 120;
+
+/// Over the limits on this branch, in code that other #26 splits are cutting up: a file as
+/// `src/path.rs`, a function as `src/path.rs::name`. Emptied when the #26 splits merge; nothing
+/// new goes in.
+const EXEMPT: &[&str] = &[
+    "src/baseline/mod.rs",
+    "src/baseline/mod.rs::from_records",
+    "src/client/chunk.rs",
+    "src/client/h1.rs",
+    "src/client/mod.rs",
+    "src/client/mod.rs::exchange",
+    "src/dataset.rs",
+    "src/engine/process.rs",
+    "src/fakeserver/stream.rs::stream",
+    "src/import/console.rs",
+    "src/import/console.rs::build_record",
+    "src/import/lmdeploy_csv.rs::parse",
+    "src/import/vllm_json.rs::record",
+    "src/metrics.rs",
+    "src/record.rs",
+    "src/suite.rs",
+    "src/suite.rs::plan",
+    "src/tokenizer/bytebpe.rs",
+    "src/tokenizer/bytebpe.rs::parse",
+];
+
+/// `text` with the insides of comments, string literals (plain, byte, raw) and char literals
+/// blanked to spaces, newlines kept: what is left are the braces and words the compiler sees.
+/// A `'` starts a char literal only when a closing `'` follows one (possibly escaped)
+/// character; otherwise it is a lifetime or a label and stays.
+fn blank_literals(text: &str) -> String {
+    let c: Vec<char> = text.chars().collect();
+    let mut out = c.clone();
+    let ident = |x: char| x.is_alphanumeric() || x == '_';
+    // Blank c[from..to], keeping newlines.
+    let blank = |from: usize, to: usize, out: &mut Vec<char>| {
+        for o in &mut out[from..to.min(c.len())] {
+            if *o != '\n' {
+                *o = ' ';
+            }
+        }
+    };
+    let mut i = 0;
+    while i < c.len() {
+        let next = c.get(i + 1).copied();
+        if c[i] == '/' && next == Some('/') {
+            let end = (i..c.len()).find(|&j| c[j] == '\n').unwrap_or(c.len());
+            blank(i, end, &mut out);
+            i = end;
+        } else if c[i] == '/' && next == Some('*') {
+            // Block comments nest.
+            let (mut depth, mut j) = (0usize, i);
+            while j < c.len() {
+                if c[j] == '/' && c.get(j + 1) == Some(&'*') {
+                    depth += 1;
+                    j += 2;
+                } else if c[j] == '*' && c.get(j + 1) == Some(&'/') {
+                    depth -= 1;
+                    j += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    j += 1;
+                }
+            }
+            blank(i, j, &mut out);
+            i = j;
+        } else if c[i] == '"' {
+            let mut j = i + 1;
+            while j < c.len() && c[j] != '"' {
+                j += if c[j] == '\\' { 2 } else { 1 };
+            }
+            blank(i + 1, j, &mut out);
+            i = j + 1;
+        } else if c[i] == '\'' {
+            // '\'' or '\u{7b}' (escaped), 'x' (one char): a char literal; 'a or 'outer: not.
+            let end = if next == Some('\\') {
+                (i + 3..c.len()).find(|&j| c[j] == '\'').map(|j| j + 1)
+            } else if c.get(i + 2) == Some(&'\'') {
+                Some(i + 3)
+            } else {
+                None
+            };
+            match end {
+                Some(end) => {
+                    blank(i + 1, end - 1, &mut out);
+                    i = end;
+                }
+                None => i += 1,
+            }
+        } else if ident(c[i]) {
+            // A whole word at once, so an `r` or `b` inside one never starts a literal; the
+            // words `r` and `br` before `"` or `#…#"` start a raw string (`r#type` does not).
+            let start = i;
+            while i < c.len() && ident(c[i]) {
+                i += 1;
+            }
+            let word: String = c[start..i].iter().collect();
+            let hashes = c[i..].iter().take_while(|&&x| x == '#').count();
+            if (word == "r" || word == "br") && c.get(i + hashes) == Some(&'"') {
+                let close: Vec<char> = std::iter::once('"')
+                    .chain(std::iter::repeat_n('#', hashes))
+                    .collect();
+                let end = (i + hashes + 1..c.len())
+                    .find(|&j| c[j..].starts_with(&close))
+                    .map_or(c.len(), |j| j + close.len());
+                blank(i, end, &mut out);
+                i = end;
+            }
+        } else {
+            i += 1;
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// The index just past the brace that closes the one at `open`, in blanked code.
+fn closing(code: &[char], open: usize) -> usize {
+    let mut depth = 0usize;
+    for (j, &x) in code.iter().enumerate().skip(open) {
+        match x {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return j + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// Every function with a body in `text` outside `#[cfg(test)]` modules: (name, lines from its
+/// `fn` line to its closing brace). Nested functions count on their own and in their parent.
+fn function_lengths(text: &str) -> Vec<(String, usize)> {
+    let code: Vec<char> = blank_literals(text).chars().collect();
+    let line_at = |i: usize| code[..i].iter().filter(|&&x| x == '\n').count();
+    let ident = |x: char| x.is_alphanumeric() || x == '_';
+    let word_at = |i: usize, w: &str| {
+        code[i..].starts_with(&w.chars().collect::<Vec<_>>())
+            && (i == 0 || !ident(code[i - 1]))
+            && code.get(i + w.len()).is_none_or(|&x| !ident(x))
+    };
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < code.len() {
+        if code[i..].starts_with(&"#[cfg(test)]".chars().collect::<Vec<_>>()) {
+            // A test module: skip to its end (or past `mod tests;`).
+            let mut j = i + "#[cfg(test)]".len();
+            while j < code.len() && code[j].is_whitespace() {
+                j += 1;
+            }
+            for vis in ["pub(crate)", "pub(super)", "pub"] {
+                if word_at(j, vis) || code[j..].starts_with(&vis.chars().collect::<Vec<_>>()) {
+                    j += vis.len();
+                    while j < code.len() && code[j].is_whitespace() {
+                        j += 1;
+                    }
+                    break;
+                }
+            }
+            if word_at(j, "mod") {
+                let stop = (j..code.len()).find(|&k| code[k] == '{' || code[k] == ';');
+                i = match stop {
+                    Some(k) if code[k] == '{' => closing(&code, k),
+                    Some(k) => k + 1,
+                    None => code.len(),
+                };
+                continue;
+            }
+        }
+        if !word_at(i, "fn") {
+            i += 1;
+            continue;
+        }
+        let mut j = i + 2;
+        while j < code.len() && code[j].is_whitespace() {
+            j += 1;
+        }
+        let name: String = code[j..].iter().take_while(|&&x| ident(x)).collect();
+        if name.is_empty() {
+            // `fn(…)`, a function-pointer type.
+            i = j;
+            continue;
+        }
+        // The body's brace, or `;` for a declaration without one; `;` inside `[u8; 4]` or a
+        // parenthesis is not the end.
+        let mut depth = 0i32;
+        let mut k = j + name.len();
+        while k < code.len() {
+            match code[k] {
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                '{' | ';' if depth == 0 => break,
+                _ => {}
+            }
+            k += 1;
+        }
+        if k < code.len() && code[k] == '{' {
+            let end = closing(&code, k);
+            out.push((name, line_at(end - 1) - line_at(i) + 1));
+        }
+        i = k;
+    }
+    out
+}
+
+/// A source file counted as a test: a folder's `tests.rs`, or anything under a `tests/` folder.
+fn is_test_file(rel: &Path) -> bool {
+    rel.file_name().is_some_and(|n| n == "tests.rs")
+        || rel
+            .parent()
+            .is_some_and(|p| p.components().any(|c| c.as_os_str() == "tests"))
+}
+
+/// What is over the limits in `files` (path under the crate root, text), each as its `EXEMPT`
+/// key with the count: `src/a.rs: 701 lines`, `src/a.rs::f: 121 lines`.
+fn over_the_limits(files: &[(String, String)]) -> Vec<(String, usize)> {
+    let mut over = Vec::new();
+    for (path, text) in files {
+        if is_test_file(Path::new(path)) {
+            continue;
+        }
+        let lines = text.bytes().filter(|&b| b == b'\n').count();
+        if lines > MAX_FILE_LINES {
+            over.push((path.clone(), lines));
+        }
+        for (name, n) in function_lengths(text) {
+            let key = format!("{path}::{name}");
+            if n > MAX_FN_LINES && !over.iter().any(|(k, _)| *k == key) {
+                over.push((key, n));
+            }
+        }
+    }
+    over
+}
+
+fn src_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut stack = vec![root.join("src")];
+    let mut out = Vec::new();
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                let rel = p
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.push((rel, std::fs::read_to_string(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn no_file_over_700_lines_and_no_function_over_120_in_src() {
+    let files = src_files();
+    assert!(files.len() > 40, "read only {} files of src/", files.len());
+    let over = over_the_limits(&files);
+    let bad: Vec<String> = over
+        .iter()
+        .filter(|(k, _)| !EXEMPT.contains(&k.as_str()))
+        .map(|(k, n)| format!("{k}: {n} lines"))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "over the limits ({MAX_FILE_LINES} lines a file, {MAX_FN_LINES} a function; tests may \
+         go into a sibling tests.rs):\n{}",
+        bad.join("\n")
+    );
+    let stale: Vec<&&str> = EXEMPT
+        .iter()
+        .filter(|e| !over.iter().any(|(k, _)| k == **e))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "EXEMPT names what is within the limits now; take it out: {stale:?}"
+    );
+}
+
+#[test]
+fn the_size_scanner_is_not_fooled_by_literals_comments_or_lifetimes() {
+    let sample = r####"fn braces_in_literals() {
+    let a = "}}} \" }";
+    let b = r#"{ "x": "}" }"#;
+    let c = ('{', '\'', '"', '\u{7d}');
+    let e = b'}';
+    // }
+    /* { /* nested } */ } */
+    let f = br##"}"#"##;
+}
+fn with_lifetime<'a>(x: &'a str) -> &'a str {
+    'outer: loop { break 'outer; }
+    x
+}
+trait T { fn decl(&self, a: [u8; 4]); fn with_body(&self) { } }
+type F = fn(&[f64]) -> f64;
+#[cfg(test)]
+mod tests {
+    fn hidden() { }
+}
+fn after() {
+}
+"####;
+    let blanked = blank_literals(sample);
+    assert_eq!(blanked.lines().count(), sample.lines().count());
+    assert_eq!(
+        blanked.matches('{').count(),
+        blanked.matches('}').count(),
+        "{blanked}"
+    );
+    assert!(!blanked.contains("nested") && blanked.contains("'outer"));
+    let s = |n: &str, l: usize| (n.to_string(), l);
+    assert_eq!(
+        function_lengths(sample),
+        vec![
+            s("braces_in_literals", 9),
+            s("with_lifetime", 4),
+            s("with_body", 1),
+            s("after", 2)
+        ]
+    );
+    // A raw identifier or a word ending in r or b starts no literal.
+    assert_eq!(
+        function_lengths("fn r#type() {\n    let br = 1; let r = br;\n}\n"),
+        vec![s("r", 3)]
+    );
+}
+
+#[test]
+fn the_size_limits_bite_at_701_lines_and_121_line_functions() {
+    let body = |n: usize| format!("fn f() {{\n{}}}\n", "    x();\n".repeat(n - 2));
+    let file = |path: &str, text: String| vec![(path.to_string(), text)];
+    assert!(over_the_limits(&file("src/a.rs", body(MAX_FN_LINES))).is_empty());
+    assert_eq!(
+        over_the_limits(&file("src/a.rs", body(MAX_FN_LINES + 1))),
+        vec![("src/a.rs::f".to_string(), MAX_FN_LINES + 1)]
+    );
+    let long = "// x\n".repeat(MAX_FILE_LINES);
+    assert!(over_the_limits(&file("src/a.rs", long.clone())).is_empty());
+    assert_eq!(
+        over_the_limits(&file("src/a.rs", long.clone() + "\n")),
+        vec![("src/a.rs".to_string(), MAX_FILE_LINES + 1)]
+    );
+    // Tests may be longer: a folder's tests.rs, a tests/ folder, an inline test module.
+    let huge = body(MAX_FILE_LINES + 10);
+    assert!(over_the_limits(&file("src/a/tests.rs", huge.clone())).is_empty());
+    assert!(over_the_limits(&file("src/a/tests/b.rs", huge.clone())).is_empty());
+    let inline = format!("#[cfg(test)]\nmod tests {{\n{}}}\n", body(MAX_FN_LINES + 5));
+    assert!(over_the_limits(&file("src/a.rs", inline)).is_empty());
+    assert!(!is_test_file(Path::new("src/tests_util.rs")));
 }

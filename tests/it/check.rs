@@ -2,164 +2,14 @@
 //! "Done when" cases of the gate (same records, one scenario 20 % slower, ±1 % jitter, 20 %
 //! better), exit codes, and the report files.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use perfgate::baseline::{
-    Baseline, EngineInfo, MetricSeries, ModelBaseline, RunInfo, ScenarioBaseline, SCHEMA_VERSION,
-};
-use perfgate::record::{self, Direction, RequestRate, ScenarioParams, ScenarioResult};
+use perfgate::baseline::{Baseline, EngineInfo};
+use perfgate::record::{self, ScenarioResult};
 
-use crate::support::{perfgate, scaled};
-
-const MODELS: [&str; 6] = [
-    "Qwen/Qwen3-8B",
-    "Qwen/Qwen3-32B",
-    "Qwen/Qwen3-30B-A3B",
-    "Qwen/Qwen3-235B-A22B",
-    "openai/gpt-oss-20b",
-    "openai/gpt-oss-120b",
-];
-
-/// Dataset name, number of prompts, (input, output) lengths for random data.
-type ScenarioSpec<'a> = (&'a str, u64, Option<(u64, u64)>);
-
-/// Seed-like records: 6 models × 4 scenarios, one run each.
-fn seed_records() -> Vec<ScenarioResult> {
-    let scenarios: [ScenarioSpec<'_>; 4] = [
-        ("random", 2000, Some((1024, 1024))),
-        ("random", 2000, Some((2048, 128))),
-        ("random", 1000, Some((128, 2048))),
-        ("sharegpt", 10000, None),
-    ];
-    let mut out = Vec::new();
-    for (mi, model) in MODELS.iter().enumerate() {
-        for (si, (ds, n, lens)) in scenarios.iter().enumerate() {
-            let speed = 1.0 / (1.0 + mi as f64 * 0.7) * (1.0 + si as f64 * 0.3);
-            let out_tokens = lens.map_or(2_000_000, |(_, o)| o * n);
-            let duration = 600.0 / speed;
-            let mut r = ScenarioResult {
-                model: model.to_string(),
-                engine: Some("vllm".into()),
-                engine_version: Some("v0.10.1".into()),
-                params: ScenarioParams {
-                    dataset_name: (*ds).into(),
-                    num_prompts: *n,
-                    random_input_len: lens.map(|l| l.0),
-                    random_output_len: lens.map(|l| l.1),
-                    random_range_ratio: lens.map(|_| 1.0),
-                    range_convention: lens.map(|_| record::RangeConvention::Sglang),
-                    request_rate: RequestRate::Inf,
-                    ..Default::default()
-                },
-                completed: *n,
-                duration,
-                total_input_tokens: lens.map_or(2_500_000, |(i, _)| i * n),
-                total_output_tokens: out_tokens,
-                request_throughput: *n as f64 / duration,
-                output_throughput: out_tokens as f64 / duration,
-                total_token_throughput: Some(2.0 * out_tokens as f64 / duration),
-                ..Default::default()
-            };
-            for (metric, base) in [
-                ("ttft", 90_000.0),
-                ("tpot", 60.0),
-                ("itl", 58.0),
-                ("e2el", 200_000.0),
-            ] {
-                let v = base / speed;
-                r.stats.insert(format!("mean_{metric}_ms"), v * 1.05);
-                r.stats.insert(format!("median_{metric}_ms"), v);
-                r.stats.insert(format!("std_{metric}_ms"), v * 0.3);
-                r.stats.insert(format!("p99_{metric}_ms"), v * 2.1);
-            }
-            out.push(r);
-        }
-    }
-    out
-}
-
-/// A baseline file holding `recs` (one run each).
-fn baseline_of(recs: &[ScenarioResult]) -> Baseline {
-    let mut models: Vec<ModelBaseline> = Vec::new();
-    for r in recs {
-        let idx = match models.iter().position(|m| m.name == r.model) {
-            Some(i) => i,
-            None => {
-                models.push(ModelBaseline {
-                    name: r.model.clone(),
-                    ..Default::default()
-                });
-                models.len() - 1
-            }
-        };
-        let mut metrics = BTreeMap::new();
-        let mut put = |k: &str, v: f64| {
-            metrics.insert(
-                k.to_string(),
-                MetricSeries {
-                    direction: Direction::of(k),
-                    values: vec![v],
-                },
-            );
-        };
-        for k in [
-            "completed",
-            "failed",
-            "duration",
-            "total_input_tokens",
-            "total_output_tokens",
-            "request_throughput",
-            "output_throughput",
-            "total_token_throughput",
-        ] {
-            put(k, r.metric(k).unwrap());
-        }
-        for (k, v) in &r.stats {
-            put(k, *v);
-        }
-        models[idx].scenarios.push(ScenarioBaseline {
-            id: r.scenario_id(),
-            params: r.params.clone(),
-            runs: vec![RunInfo {
-                source: Some("seed.txt:1".into()),
-                ..Default::default()
-            }],
-            metrics,
-        });
-    }
-    Baseline {
-        schema_version: SCHEMA_VERSION,
-        engine: EngineInfo {
-            name: "vllm".into(),
-            version: Some("v0.10.1".into()),
-            ..Default::default()
-        },
-        provenance: Default::default(),
-        gate: None,
-        models,
-    }
-}
-
-/// `recs` measured on `n` engine launches (ids `{tag}0`, `{tag}1`, …), each launch ±1 % off the
-/// others, deterministically, all in one session (the between-session term has its own tests
-/// in `decision.rs`).
-fn launches(recs: &[ScenarioResult], tag: &str, n: usize) -> Vec<ScenarioResult> {
-    (0..n)
-        .flat_map(|i| {
-            let w = 1.0 + 0.01 * ((i % 3) as f64 - 1.0);
-            recs.iter().map(move |r| {
-                let mut r = scaled(r, w, 1.0 / w);
-                r.launch_id = Some(format!("{tag}{i}"));
-                r.session_id = Some("s".into());
-                r.run_index = i as u32;
-                r.run_in_launch = Some(0);
-                r
-            })
-        })
-        .collect()
-}
+use crate::support::fixture::{baseline_of, on_launches, scaled, seed_records};
+use crate::support::perfgate;
 
 /// Which rows regressed are allowed when only `target` was made worse: its own rows and its
 /// model's engine-wide tests.
@@ -188,7 +38,7 @@ impl Case {
         let dir = tempfile::tempdir().unwrap();
         let baseline = dir.path().join("v0.10.1.toml");
         let (b, _) = Baseline::from_records(
-            &launches(&seed_records(), "B", 3),
+            &on_launches(&seed_records(), "B", 3),
             EngineInfo {
                 name: "vllm".into(),
                 version: Some("v0.10.1".into()),
@@ -266,7 +116,7 @@ fn same_records_exit_0() {
 #[test]
 fn one_scenario_twenty_percent_slower_exits_1_and_only_it_regresses() {
     let case = Case::launched();
-    let recs = launches(&seed_records(), "C", 3);
+    let recs = on_launches(&seed_records(), "C", 3);
     let target = (recs[9].model.clone(), recs[9].scenario_id());
     let cur: Vec<_> = recs
         .iter()
@@ -348,7 +198,7 @@ fn one_percent_jitter_exits_0() {
 #[test]
 fn twenty_percent_better_exits_0() {
     let case = Case::launched();
-    let cur: Vec<_> = launches(&seed_records(), "C", 3)
+    let cur: Vec<_> = on_launches(&seed_records(), "C", 3)
         .iter()
         .map(|r| scaled(r, 1.25, 0.8))
         .collect();
@@ -390,7 +240,7 @@ fn fail_on_inconclusive_and_markdown_output() {
 #[test]
 fn gate_file_overrides_and_bad_input_exit_2() {
     let case = Case::launched();
-    let res = case.results("same.jsonl", &launches(&seed_records(), "C", 3));
+    let res = case.results("same.jsonl", &on_launches(&seed_records(), "C", 3));
     let gate = case.dir.path().join("gate.toml");
     std::fs::write(&gate, "gated = [\"output_throughput\", \"success_rate\"]\n").unwrap();
     let (out, report) = case.check(&res, &["--gate", gate.to_str().unwrap()]);
@@ -497,7 +347,7 @@ fn seed_baseline_done_when() {
 #[test]
 fn nothing_compared_or_doubled_data_exit_2() {
     let case = Case::launched();
-    let recs = launches(&seed_records(), "C", 2);
+    let recs = on_launches(&seed_records(), "C", 2);
     let res = case.results("cur.jsonl", &recs);
     let (out, _) = case.check(&res, &[]);
     assert_eq!(

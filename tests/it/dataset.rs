@@ -13,10 +13,10 @@ fn installed(var: &str) -> Option<PathBuf> {
     match std::env::var_os(var).map(PathBuf::from) {
         Some(p) if p.is_file() => Some(p),
         _ => {
-            if std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
-                panic!("PERFGATE_REQUIRE_ENGINE=1 but {var} is not an installed file (scripts/install-engine.sh)");
-            }
-            eprintln!("skipped: {var} not set (run scripts/install-engine.sh)");
+            crate::support::skip_unless_required(
+                &format!("{var} is not an installed file"),
+                "run scripts/install-engine.sh",
+            );
             None
         }
     }

@@ -9,7 +9,8 @@ use perfgate::gate::replay::{replay, Change, Design, Launch};
 use perfgate::gate::{evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
 
-use crate::support::{perfgate, scaled};
+use crate::support::fixture::scaled;
+use crate::support::perfgate;
 
 const UNCHANGED: [&str; 8] = ["rec", "aa", "aa1", "l1", "l2", "l3", "l4", "l5"];
 const PREFILL: &str = "random-in1024-out32-n128-c32";

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::Duration;
 
+use crate::support::fixture::scaled;
 use crate::support::*;
 
 const SEED: &str = "baselines/v0.10.1.toml";

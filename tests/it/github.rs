@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
+use crate::support::fixture::record;
 use crate::support::github::{FakeGithub, OWNER, REPO};
 
 const TOKEN: &str = "ghs_perfgateTestToken0123456789SECRET";
@@ -818,31 +819,6 @@ async fn rate_limits_are_retried_only_when_the_wait_is_short() {
     );
     assert!(fake.check_runs().is_empty());
     assert!(started.elapsed() < Duration::from_secs(20));
-}
-
-fn record(model: &str, run: u32, thr: f64, lat: f64) -> perfgate::record::ScenarioResult {
-    use perfgate::record::ScenarioResult;
-    let n = 200;
-    let jitter = 1.0 + 0.002 * run as f64;
-    let mut r = ScenarioResult {
-        engine: Some("vllm".into()),
-        run_index: run,
-        duration: 100.0 / (thr * jitter),
-        request_throughput: n as f64 / 100.0 * thr * jitter,
-        output_throughput: 256.0 * thr * jitter,
-        ..ScenarioResult::synthetic(model, n, 1024, 128)
-    };
-    for (k, v) in [
-        ("median_ttft_ms", 850.0),
-        ("p99_ttft_ms", 2400.0),
-        ("median_tpot_ms", 21.5),
-        ("p99_tpot_ms", 40.25),
-        ("median_itl_ms", 20.75),
-        ("mean_e2el_ms", 3900.0),
-    ] {
-        r.stats.insert(k.into(), v * lat / jitter);
-    }
-    r
 }
 
 #[tokio::test]

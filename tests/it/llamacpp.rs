@@ -39,14 +39,11 @@ fn install() -> Option<Install> {
             })
         }
         _ => {
-            if std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
-                panic!(
-                    "PERFGATE_REQUIRE_ENGINE=1 but the llama.cpp engine is not installed: set \
-                     PERFGATE_LLAMACPP_PYTHON, PERFGATE_LLAMACPP_LAUNCHER and PERFGATE_MODEL \
-                     (scripts/install-engine.sh writes them to .cache/env.sh)"
-                );
-            }
-            eprintln!("skipped: llama.cpp engine not installed (run scripts/install-engine.sh)");
+            crate::support::skip_unless_required(
+                "the llama.cpp engine is not installed",
+                "run scripts/install-engine.sh, which writes PERFGATE_LLAMACPP_PYTHON, \
+                 PERFGATE_LLAMACPP_LAUNCHER and PERFGATE_MODEL to .cache/env.sh",
+            );
             None
         }
     }

@@ -13,6 +13,7 @@ use std::time::Duration;
 use perfgate::baseline::Baseline;
 use perfgate::record::{to_jsonl, ScenarioResult};
 
+use crate::support::fixture::on_launches;
 use crate::support::{perfgate, wait_with_limit};
 
 const SEEDS: [&str; 3] = [
@@ -54,12 +55,10 @@ fn chromium() -> Option<PathBuf> {
             }
         }
     }
-    if std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
-        panic!(
-            "PERFGATE_REQUIRE_ENGINE=1 but no Chromium is installed: run scripts/install-browser.sh or set PERFGATE_CHROMIUM"
-        );
-    }
-    eprintln!("skipped: no Chromium (scripts/install-browser.sh)");
+    crate::support::skip_unless_required(
+        "no Chromium is installed",
+        "run scripts/install-browser.sh or set PERFGATE_CHROMIUM",
+    );
     None
 }
 
@@ -174,29 +173,6 @@ fn seed_comparison_renders_in_chromium() {
     assert!(r.dom.contains("Time to first token (TTFT) — p50 / p99"));
 }
 
-/// `recs` measured on `n` engine launches (ids `{tag}0`, …), each launch ±1 % off the others.
-fn with_launches(recs: &[ScenarioResult], tag: &str, n: usize) -> Vec<ScenarioResult> {
-    let mut out = Vec::new();
-    for i in 0..n {
-        let w = 1.0 + 0.01 * ((i % 3) as f64 - 1.0);
-        for r in recs {
-            let mut r = r.clone();
-            r.source = None;
-            r.output_throughput *= w;
-            r.request_throughput *= w;
-            r.duration /= w;
-            for v in r.stats.values_mut() {
-                *v /= w;
-            }
-            r.launch_id = Some(format!("{tag}{i}"));
-            r.run_index = i as u32;
-            r.run_in_launch = Some(0);
-            out.push(r);
-        }
-    }
-    out
-}
-
 /// The seed vLLM baseline measured on 3 launches (the gate needs repeated launches to call a
 /// regression): written to `dir/v0.10.1.toml`; returns its path and the seed's records.
 fn launched_baseline(dir: &Path) -> (PathBuf, Vec<ScenarioResult>) {
@@ -207,7 +183,7 @@ fn launched_baseline(dir: &Path) -> (PathBuf, Vec<ScenarioResult>) {
         m.scenarios.clear();
     }
     let (b, _) = Baseline::from_records(
-        &with_launches(&recs, "B", 3),
+        &on_launches(&recs, "B", 3),
         seed.engine.clone(),
         seed.provenance.clone(),
         Some(&template),
@@ -220,7 +196,7 @@ fn launched_baseline(dir: &Path) -> (PathBuf, Vec<ScenarioResult>) {
 
 /// Results on 3 launches, with `model`'s random-in1024-out1024 scenario 20 % slower.
 fn slower_results(dir: &Path, recs: &[ScenarioResult], model: &str) -> PathBuf {
-    let mut cur = with_launches(recs, "C", 3);
+    let mut cur = on_launches(recs, "C", 3);
     for r in &mut cur {
         if r.model == model && r.scenario_id() == "random-in1024-out1024-n2000" {
             r.output_throughput *= 0.8;

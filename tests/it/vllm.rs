@@ -33,14 +33,11 @@ fn install() -> Option<Install> {
             Some(Install { vllm, model })
         }
         _ => {
-            if std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
-                panic!(
-                    "PERFGATE_REQUIRE_ENGINE=1 but vLLM is not installed: set PERFGATE_VLLM and \
-                     PERFGATE_VLLM_MODEL (scripts/install-vllm.sh writes them to \
-                     .cache/env-vllm.sh, which .cache/env.sh sources)"
-                );
-            }
-            eprintln!("skipped: vLLM is not installed (run scripts/install-vllm.sh)");
+            crate::support::skip_unless_required(
+                "vLLM is not installed",
+                "run scripts/install-vllm.sh, which writes PERFGATE_VLLM and PERFGATE_VLLM_MODEL \
+                 to .cache/env-vllm.sh (.cache/env.sh sources it)",
+            );
             None
         }
     }

@@ -9,13 +9,16 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::baseline::Baseline;
 use crate::gate::{Report, Row, Verdict};
-use crate::history::{self, History};
 use crate::record::{format_percentile, ScenarioResult, LATENCY_METRICS};
 use crate::report::sidebyside::central;
 
+mod history_page;
 pub mod plot;
+mod provenance;
+
+pub use history_page::render_history;
+pub use provenance::{baseline_provenance, records_provenance};
 
 const TEMPLATE: &str = include_str!("page.html");
 
@@ -91,123 +94,6 @@ pub struct Page<'a> {
     pub sides: Vec<Dataset>,
     /// When the page was made (volatile: snapshot tests fix it).
     pub generated: String,
-}
-
-/// Provenance rows of a baseline file.
-pub fn baseline_provenance(b: &Baseline, path: &str) -> Vec<(String, String)> {
-    let mut p = vec![("file".to_string(), path.to_string())];
-    let mut push = |k: &str, v: Option<&String>| {
-        if let Some(v) = v.filter(|v| !v.is_empty()) {
-            p.push((k.into(), v.clone()));
-        }
-    };
-    push("engine", Some(&b.engine.name));
-    push("version", b.engine.version.as_ref());
-    push("image", b.engine.image.as_ref());
-    push("install", b.engine.install.as_ref());
-    push("runner", b.provenance.runner.as_ref());
-    push("hardware", b.provenance.hardware.as_ref());
-    push("date", b.provenance.date.as_ref());
-    push("commit", b.provenance.commit.as_ref());
-    push("perfgate", b.provenance.perfgate_version.as_ref());
-    if !b.provenance.sources.is_empty() {
-        p.push(("sources".into(), b.provenance.sources.join(", ")));
-    }
-    let scen: usize = b.models.iter().map(|m| m.scenarios.len()).sum();
-    let runs: Vec<usize> = b
-        .models
-        .iter()
-        .flat_map(|m| &m.scenarios)
-        .map(|s| s.runs.len())
-        .collect();
-    p.push((
-        "models × scenarios".into(),
-        format!("{} models, {scen} scenarios", b.models.len()),
-    ));
-    p.push(("runs per scenario".into(), span(&runs)));
-    let launches: std::collections::BTreeSet<&str> = b
-        .models
-        .iter()
-        .flat_map(|m| &m.scenarios)
-        .flat_map(|s| &s.runs)
-        .filter_map(|r| r.launch_id.as_deref())
-        .collect();
-    if !launches.is_empty() {
-        p.push(("engine launches".into(), launches.len().to_string()));
-    }
-    if let Some(n) = &b.provenance.notes {
-        p.push(("notes".into(), n.clone()));
-    }
-    p
-}
-
-fn span(v: &[usize]) -> String {
-    match (v.iter().min(), v.iter().max()) {
-        (Some(a), Some(b)) if a == b => a.to_string(),
-        (Some(a), Some(b)) => format!("{a}–{b}"),
-        _ => "0".into(),
-    }
-}
-
-fn distinct<'a>(it: impl Iterator<Item = Option<&'a String>>) -> Option<String> {
-    let mut v: Vec<&str> = Vec::new();
-    for s in it.flatten() {
-        if !v.contains(&s.as_str()) {
-            v.push(s);
-        }
-    }
-    (!v.is_empty()).then(|| v.join(", "))
-}
-
-/// Provenance rows of a set of result records.
-pub fn records_provenance(recs: &[ScenarioResult], sources: &[String]) -> Vec<(String, String)> {
-    let mut p = Vec::new();
-    if !sources.is_empty() {
-        p.push(("file".to_string(), sources.join(", ")));
-    }
-    for (k, v) in [
-        ("engine", distinct(recs.iter().map(|r| r.engine.as_ref()))),
-        (
-            "version",
-            distinct(recs.iter().map(|r| r.engine_version.as_ref())),
-        ),
-        ("backend", distinct(recs.iter().map(|r| r.backend.as_ref()))),
-        (
-            "perfgate",
-            distinct(recs.iter().map(|r| r.perfgate_version.as_ref())),
-        ),
-    ] {
-        if let Some(v) = v {
-            p.push((k.to_string(), v));
-        }
-    }
-    let mut dates: Vec<&String> = recs.iter().filter_map(|r| r.date.as_ref()).collect();
-    dates.sort();
-    match (dates.first(), dates.last()) {
-        (Some(a), Some(b)) if a == b => p.push(("date".into(), a.to_string())),
-        (Some(a), Some(b)) => p.push(("date".into(), format!("{a} – {b}"))),
-        _ => {}
-    }
-    let mut per: BTreeMap<(&str, String), usize> = BTreeMap::new();
-    for r in recs {
-        *per.entry((&r.model, r.scenario_id())).or_default() += 1;
-    }
-    let models: std::collections::BTreeSet<&str> = recs.iter().map(|r| r.model.as_str()).collect();
-    p.push((
-        "models × scenarios".into(),
-        format!("{} models, {} scenarios", models.len(), per.len()),
-    ));
-    p.push((
-        "runs per scenario".into(),
-        span(&per.values().copied().collect::<Vec<_>>()),
-    ));
-    p.push(("records".into(), recs.len().to_string()));
-    let launches: std::collections::BTreeSet<&str> =
-        recs.iter().filter_map(|r| r.launch_id.as_deref()).collect();
-    if !launches.is_empty() {
-        p.push(("engine launches".into(), launches.len().to_string()));
-    }
-    p
 }
 
 // ---- the view handed to the template -------------------------------------------------------
@@ -738,166 +624,13 @@ pub fn render(page: &Page<'_>) -> Result<String, HtmlError> {
         table,
         notes,
     };
-    Ok(env().get_template("page.html")?.render(
-        minijinja::context! { page => minijinja::Value::from(minijinja::value::Serde(&view)) },
-    )?)
+    page_html(&view)
 }
 
-/// Render the history of baselines: per model and metric a chart with one line per scenario,
-/// its noise band and change points; a table of the change points.
-pub fn render_history(h: &History, title: &str, generated: &str) -> Result<String, HtmlError> {
-    let xlabels: Vec<String> = h.entries.iter().map(|e| e.label.clone()).collect();
-    let mut models: Vec<ModelView> = Vec::new();
-    let mut metrics: Vec<&str> = Vec::new();
-    for s in &h.series {
-        if !metrics.contains(&s.metric.as_str()) {
-            metrics.push(&s.metric);
-        }
-    }
-    let mut names: Vec<&str> = Vec::new();
-    for s in &h.series {
-        if !names.contains(&s.model.as_str()) {
-            names.push(&s.model);
-        }
-    }
-    for model in names {
-        let mut scen: Vec<&str> = Vec::new();
-        for s in h.series.iter().filter(|s| s.model == model) {
-            if !scen.contains(&s.scenario.as_str()) {
-                scen.push(&s.scenario);
-            }
-        }
-        let mut charts = Vec::new();
-        for metric in &metrics {
-            let lines: Vec<plot::Trend> = h
-                .series
-                .iter()
-                .filter(|s| s.model == model && s.metric == *metric)
-                .map(|s| plot::Trend {
-                    label: s.scenario.clone(),
-                    color: scen.iter().position(|x| *x == s.scenario).unwrap_or(0),
-                    values: s
-                        .points
-                        .iter()
-                        .map(|p| p.as_ref().map(|p| p.value))
-                        .collect(),
-                    bands: history::bands(s),
-                    changes: s
-                        .detection
-                        .changes
-                        .iter()
-                        .map(|c| {
-                            (
-                                c.index,
-                                format!(
-                                    "{} {}",
-                                    if s.is_worse(c) { "▼" } else { "▲" },
-                                    super::fmt_change(Some(c.change_pct))
-                                ),
-                            )
-                        })
-                        .collect(),
-                })
-                .collect();
-            if lines.is_empty() {
-                continue;
-            }
-            let title = format!("{metric} — band: ±2σ noise around each level");
-            let svg = plot::trends(&title, metric, &xlabels, &lines)?;
-            charts.push(ChartView { title, svg });
-        }
-        models.push(ModelView {
-            name: model.to_string(),
-            anchor: anchor(model),
-            charts,
-            engine: None,
-            legend: scen
-                .iter()
-                .enumerate()
-                .map(|(i, s)| (s.to_string(), plot::css_color(i)))
-                .collect(),
-        });
-    }
-    let mut rows = Vec::new();
-    for s in &h.series {
-        for c in &s.detection.changes {
-            let tag = if s.is_worse(c) {
-                "regressed"
-            } else {
-                "improved"
-            };
-            rows.push(TableRow {
-                tag: tag.into(),
-                anchor: anchor(&s.model),
-                cells: vec![
-                    s.model.clone(),
-                    s.scenario.clone(),
-                    s.metric.clone(),
-                    format!("#{} {}", c.index + 1, h.entries[c.index].label),
-                    super::fmt_value(&s.metric, Some(c.before)),
-                    super::fmt_value(&s.metric, Some(c.after)),
-                    super::fmt_change(Some(c.change_pct)),
-                    format!("{:.2}", c.z),
-                    format!("{:.2e}", c.p),
-                    if s.is_worse(c) { "worse" } else { "better" }.into(),
-                ],
-                note: String::new(),
-            });
-        }
-    }
-    let worse = rows.iter().filter(|r| r.tag == "regressed").count();
-    let table = TableView {
-        title: "Change points".into(),
-        headers: [
-            "model",
-            "scenario",
-            "metric",
-            "from baseline",
-            "before",
-            "after",
-            "change",
-            "z",
-            "p",
-            "",
-        ]
-        .map(String::from)
-        .to_vec(),
-        filters: vec![
-            ("all".into(), format!("all ({})", rows.len())),
-            ("regressed".into(), format!("worse ({worse})")),
-        ],
-        rows,
-    };
-    let sides = h
-        .entries
-        .iter()
-        .enumerate()
-        .map(|(i, e)| SideView {
-            label: format!("#{} {}", i + 1, e.label),
-            color: "#888888".into(),
-            provenance: vec![
-                ("file".into(), e.path.clone()),
-                ("date".into(), e.date.clone().unwrap_or_else(|| "–".into())),
-            ],
-        })
-        .collect();
-    let view = View {
-        title: title.to_string(),
-        kind: "history",
-        generated: generated.to_string(),
-        perfgate_version: env!("CARGO_PKG_VERSION"),
-        verdict: None,
-        method: Some(format!(
-            "Change points: two-window test on the log scale (window {} baselines each side), noise τ = max(the gate's run-to-run noise for the metric, median |first difference| / (√2·0.6745)), flagged when p < α/(n−1) and the step is at least the gate's tolerance δ. Lines connect the geometric means of each baseline's runs; baselines in release order (date, else version).",
-            h.window
-        )),
-        sides,
-        models,
-        table: Some(table),
-        notes: Vec::new(),
-    };
+/// The page's HTML: the template filled with `view`.
+fn page_html(view: &View) -> Result<String, HtmlError> {
     Ok(env().get_template("page.html")?.render(
-        minijinja::context! { page => minijinja::Value::from(minijinja::value::Serde(&view)) },
+        minijinja::context! { page => minijinja::Value::from(minijinja::value::Serde(view)) },
     )?)
 }
 

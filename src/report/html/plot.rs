@@ -3,6 +3,8 @@
 //! percentile ranges on a log axis (latency p50 → p90 → p99), and series across baselines with
 //! a noise band and change-point markers (history). Pure: numbers in, an `<svg>` string out.
 
+use plotters::coord::cartesian::Cartesian2d;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -159,6 +161,38 @@ fn group_label(
         .map_err(err)
 }
 
+/// A chart's drawing area: value coordinates on both axes, drawn into an SVG string.
+type Chart<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
+/// `n/a` at `at`, where a side lacks the value.
+fn not_available(chart: &mut Chart<'_, '_>, at: (f64, f64)) -> Result<(), PlotError> {
+    chart
+        .draw_series(std::iter::once(
+            EmptyElement::at(at)
+                + Text::new(
+                    "n/a",
+                    (4, 0),
+                    (FONT, 10)
+                        .into_font()
+                        .color(&BLACK)
+                        .pos(Pos::new(HPos::Left, VPos::Center)),
+                ),
+        ))
+        .map_err(err)?;
+    Ok(())
+}
+
+/// The smallest and the largest of `all` (1 and 10 when it is empty).
+fn extent(all: &[f64]) -> (f64, f64) {
+    match (
+        all.iter().copied().reduce(f64::min),
+        all.iter().copied().reduce(f64::max),
+    ) {
+        (Some(a), Some(b)) => (a, b),
+        _ => (1.0, 10.0),
+    }
+}
+
 /// Grouped horizontal bars from zero, with whiskers for intervals.
 pub fn bars(title: &str, unit: &str, groups: &[BarGroup]) -> Result<String, PlotError> {
     let per = groups.iter().map(|g| g.bars.len()).max().unwrap_or(1);
@@ -208,19 +242,7 @@ pub fn bars(title: &str, unit: &str, groups: &[BarGroup]) -> Result<String, Plot
                 let y0 = y1 - 0.8;
                 let ym = (y0 + y1) / 2.0;
                 let Some(b) = bar else {
-                    chart
-                        .draw_series(std::iter::once(
-                            EmptyElement::at((0.0, ym))
-                                + Text::new(
-                                    "n/a",
-                                    (4, 0),
-                                    (FONT, 10)
-                                        .into_font()
-                                        .color(&BLACK)
-                                        .pos(Pos::new(HPos::Left, VPos::Center)),
-                                ),
-                        ))
-                        .map_err(err)?;
+                    not_available(&mut chart, (0.0, ym))?;
                     continue;
                 };
                 chart
@@ -281,13 +303,7 @@ pub fn ladders(title: &str, unit: &str, groups: &[LadderGroup]) -> Result<String
         .flat_map(|l| l.points.iter().map(|(_, v)| *v))
         .filter(|v| *v > 0.0 && v.is_finite())
         .collect();
-    let (vlo, vhi) = match (
-        all.iter().copied().reduce(f64::min),
-        all.iter().copied().reduce(f64::max),
-    ) {
-        (Some(a), Some(b)) => (a, b),
-        _ => (1.0, 10.0),
-    };
+    let (vlo, vhi) = extent(&all);
     let scale = Scale::of(vlo, vhi);
     let (lo, hi) = scale.range(vlo, vhi);
     let mut svg = String::new();
@@ -322,69 +338,11 @@ pub fn ladders(title: &str, unit: &str, groups: &[LadderGroup]) -> Result<String
                     .flat_map(|l| l.points.iter().copied())
                     .filter(|(_, v)| *v > 0.0 && v.is_finite())
                     .collect();
-                let x = |v: f64| scale.fwd(v);
                 if pts.is_empty() {
-                    chart
-                        .draw_series(std::iter::once(
-                            EmptyElement::at((lo, ym))
-                                + Text::new(
-                                    "n/a",
-                                    (4, 0),
-                                    (FONT, 10)
-                                        .into_font()
-                                        .color(&BLACK)
-                                        .pos(Pos::new(HPos::Left, VPos::Center)),
-                                ),
-                        ))
-                        .map_err(err)?;
+                    not_available(&mut chart, (lo, ym))?;
                     continue;
                 }
-                let c = color(s);
-                let (first, last) = (pts[0].1, pts[pts.len() - 1].1);
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(x(first), ym), (x(last), ym)],
-                        c.stroke_width(3),
-                    )))
-                    .map_err(err)?;
-                for (i, (_, v)) in pts.iter().enumerate() {
-                    if i == 0 {
-                        chart
-                            .draw_series(std::iter::once(Circle::new((x(*v), ym), 4, c.filled())))
-                            .map_err(err)?;
-                    } else if i + 1 == pts.len() {
-                        chart
-                            .draw_series(std::iter::once(Circle::new(
-                                (x(*v), ym),
-                                4,
-                                c.stroke_width(2),
-                            )))
-                            .map_err(err)?;
-                    } else {
-                        chart
-                            .draw_series(std::iter::once(PathElement::new(
-                                vec![(x(*v), ym - 0.35), (x(*v), ym + 0.35)],
-                                BLACK.stroke_width(2),
-                            )))
-                            .map_err(err)?;
-                    }
-                }
-                let text = pts
-                    .iter()
-                    .map(|(p, v)| {
-                        format!("p{} {}", crate::record::format_percentile(*p), fmt_num(*v))
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" · ");
-                let style = (FONT, 10)
-                    .into_font()
-                    .color(&RGBColor(40, 40, 40))
-                    .pos(Pos::new(HPos::Left, VPos::Center));
-                chart
-                    .draw_series(std::iter::once(
-                        EmptyElement::at((x(last), ym)) + Text::new(text, (8, 0), style),
-                    ))
-                    .map_err(err)?;
+                ladder(&mut chart, scale, color(s), ym, &pts)?;
             }
             let (x, _) = chart.backend_coord(&(lo, 0.0));
             let (_, y) = chart.backend_coord(&(lo, top - (per as f64) / 2.0));
@@ -393,6 +351,63 @@ pub fn ladders(title: &str, unit: &str, groups: &[LadderGroup]) -> Result<String
         root.present().map_err(err)?;
     }
     Ok(svg)
+}
+
+/// One side's ladder at height `ym`: a line from the lowest to the highest percentile, a
+/// filled dot at the lowest, a tick at each middle one, a ring at the highest, and the values
+/// after it. `pts` is not empty.
+fn ladder(
+    chart: &mut Chart<'_, '_>,
+    scale: Scale,
+    c: RGBColor,
+    ym: f64,
+    pts: &[(f64, f64)],
+) -> Result<(), PlotError> {
+    let x = |v: f64| scale.fwd(v);
+    let (first, last) = (pts[0].1, pts[pts.len() - 1].1);
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(x(first), ym), (x(last), ym)],
+            c.stroke_width(3),
+        )))
+        .map_err(err)?;
+    for (i, (_, v)) in pts.iter().enumerate() {
+        if i == 0 {
+            chart
+                .draw_series(std::iter::once(Circle::new((x(*v), ym), 4, c.filled())))
+                .map_err(err)?;
+        } else if i + 1 == pts.len() {
+            chart
+                .draw_series(std::iter::once(Circle::new(
+                    (x(*v), ym),
+                    4,
+                    c.stroke_width(2),
+                )))
+                .map_err(err)?;
+        } else {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x(*v), ym - 0.35), (x(*v), ym + 0.35)],
+                    BLACK.stroke_width(2),
+                )))
+                .map_err(err)?;
+        }
+    }
+    let text = pts
+        .iter()
+        .map(|(p, v)| format!("p{} {}", crate::record::format_percentile(*p), fmt_num(*v)))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let style = (FONT, 10)
+        .into_font()
+        .color(&RGBColor(40, 40, 40))
+        .pos(Pos::new(HPos::Left, VPos::Center));
+    chart
+        .draw_series(std::iter::once(
+            EmptyElement::at((x(last), ym)) + Text::new(text, (8, 0), style),
+        ))
+        .map_err(err)?;
+    Ok(())
 }
 
 /// One line of a history chart.
@@ -407,6 +422,66 @@ pub struct Trend {
     pub bands: Vec<(usize, usize, f64, f64)>,
     /// Change points: (x of the first point after the step, label).
     pub changes: Vec<(usize, String)>,
+}
+
+/// History line `i` (its place staggers the change labels): noise bands, the line through
+/// the present points, and a marker before each change point. `(lo, hi)` is the value axis.
+fn trend(
+    chart: &mut Chart<'_, '_>,
+    scale: Scale,
+    (lo, hi): (f64, f64),
+    i: usize,
+    l: &Trend,
+) -> Result<(), PlotError> {
+    let y = |v: f64| scale.fwd(v);
+    let c = color(l.color);
+    for (a, b, blo, bhi) in &l.bands {
+        chart
+            .draw_series(std::iter::once(Rectangle::new(
+                [
+                    (*a as f64 - 0.3, y(*blo).max(lo)),
+                    (*b as f64 + 0.3, y(*bhi).min(hi)),
+                ],
+                c.mix(0.15).filled(),
+            )))
+            .map_err(err)?;
+    }
+    // Lines connect consecutive present points only.
+    let pts: Vec<(f64, f64)> = l
+        .values
+        .iter()
+        .enumerate()
+        .filter_map(|(x, v)| v.map(|v| (x as f64, y(v))))
+        .collect();
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            pts.clone(),
+            c.stroke_width(2),
+        )))
+        .map_err(err)?;
+    chart
+        .draw_series(pts.iter().map(|p| Circle::new(*p, 3, c.filled())))
+        .map_err(err)?;
+    for (x, text) in &l.changes {
+        let y_top = hi - (hi - lo) * 0.02;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(*x as f64 - 0.5, lo), (*x as f64 - 0.5, y_top)],
+                RGBColor(200, 30, 30).stroke_width(1),
+            )))
+            .map_err(err)?;
+        let style = (FONT, 10)
+            .into_font()
+            .color(&RGBColor(200, 30, 30))
+            .pos(Pos::new(HPos::Left, VPos::Top));
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((*x as f64 - 0.5, y_top))
+                    + Text::new(text.clone(), (3, 2 + 12 * i as i32), style),
+            ))
+            .map_err(err)?;
+    }
+    Ok(())
 }
 
 /// Series across baselines on a log axis, with noise bands and change-point markers.
@@ -427,13 +502,7 @@ pub fn trends(
         })
         .filter(|v| *v > 0.0 && v.is_finite())
         .collect();
-    let (vlo, vhi) = match (
-        all.iter().copied().reduce(f64::min),
-        all.iter().copied().reduce(f64::max),
-    ) {
-        (Some(a), Some(b)) => (a, b),
-        _ => (1.0, 10.0),
-    };
+    let (vlo, vhi) = extent(&all);
     let scale = Scale::of(vlo, vhi);
     let (lo, hi) = match scale {
         // Around the values, not from zero: the steps are what matters here.
@@ -443,7 +512,6 @@ pub fn trends(
         }
         Scale::Log => scale.range(vlo, vhi),
     };
-    let y = |v: f64| scale.fwd(v);
     let n = xlabels.len().max(1);
     let height = 300;
     let mut svg = String::new();
@@ -470,53 +538,7 @@ pub fn trends(
             .draw()
             .map_err(err)?;
         for (i, l) in lines.iter().enumerate() {
-            let c = color(l.color);
-            for (a, b, blo, bhi) in &l.bands {
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [
-                            (*a as f64 - 0.3, y(*blo).max(lo)),
-                            (*b as f64 + 0.3, y(*bhi).min(hi)),
-                        ],
-                        c.mix(0.15).filled(),
-                    )))
-                    .map_err(err)?;
-            }
-            // Lines connect consecutive present points only.
-            let pts: Vec<(f64, f64)> = l
-                .values
-                .iter()
-                .enumerate()
-                .filter_map(|(x, v)| v.map(|v| (x as f64, y(v))))
-                .collect();
-            chart
-                .draw_series(std::iter::once(PathElement::new(
-                    pts.clone(),
-                    c.stroke_width(2),
-                )))
-                .map_err(err)?;
-            chart
-                .draw_series(pts.iter().map(|p| Circle::new(*p, 3, c.filled())))
-                .map_err(err)?;
-            for (x, text) in &l.changes {
-                let y_top = hi - (hi - lo) * 0.02;
-                chart
-                    .draw_series(std::iter::once(PathElement::new(
-                        vec![(*x as f64 - 0.5, lo), (*x as f64 - 0.5, y_top)],
-                        RGBColor(200, 30, 30).stroke_width(1),
-                    )))
-                    .map_err(err)?;
-                let style = (FONT, 10)
-                    .into_font()
-                    .color(&RGBColor(200, 30, 30))
-                    .pos(Pos::new(HPos::Left, VPos::Top));
-                chart
-                    .draw_series(std::iter::once(
-                        EmptyElement::at((*x as f64 - 0.5, y_top))
-                            + Text::new(text.clone(), (3, 2 + 12 * i as i32), style),
-                    ))
-                    .map_err(err)?;
-            }
+            trend(&mut chart, scale, (lo, hi), i, l)?;
         }
         let style = (FONT, 11)
             .into_font()

@@ -1,4 +1,6 @@
 use super::*;
+use crate::baseline::Baseline;
+use crate::history;
 use crate::report::sample;
 
 /// The page's structure for snapshots: every chart's SVG body folded into one line naming its

@@ -1,12 +1,25 @@
 //! Helpers shared by the integration tests.
 
 pub mod fake;
+pub mod fixture;
 pub mod github;
 
 pub use fake::*;
 
 use std::process::{Child, Output};
 use std::time::{Duration, Instant};
+
+/// A test's engine, model file or browser is missing: the test fails when the run requires
+/// every engine (PERFGATE_REQUIRE_ENGINE=1, as scripts/test.sh sets it after installing them),
+/// else it says `skipped: {missing}` on stderr and the caller returns. `install` says how to get
+/// it.
+#[track_caller]
+pub fn skip_unless_required(missing: &str, install: &str) {
+    if std::env::var("PERFGATE_REQUIRE_ENGINE").as_deref() == Ok("1") {
+        panic!("PERFGATE_REQUIRE_ENGINE=1 but {missing}: {install}");
+    }
+    eprintln!("skipped: {missing} ({install})");
+}
 
 /// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
 pub fn free_port() -> u16 {
@@ -33,23 +46,6 @@ pub fn wait_with_limit(mut child: Child, limit: Duration, what: &str) -> Output 
         std::thread::sleep(Duration::from_millis(50));
     }
     child.wait_with_output().unwrap()
-}
-
-/// Throughputs × `thr`, duration ÷ `thr`, every latency statistic × `lat`.
-pub fn scaled(
-    r: &perfgate::record::ScenarioResult,
-    thr: f64,
-    lat: f64,
-) -> perfgate::record::ScenarioResult {
-    let mut r = r.clone();
-    r.output_throughput *= thr;
-    r.request_throughput *= thr;
-    r.total_token_throughput = r.total_token_throughput.map(|v| v * thr);
-    r.duration /= thr;
-    for v in r.stats.values_mut() {
-        *v *= lat;
-    }
-    r
 }
 
 /// A suite of two small scenarios of `command`'s engine (the fake server in `ab` and `bisect`
