@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use crate::steady;
 use crate::record::{
     percentile_key, ErrorCount, Failure, FailureKind, OutputTokenSource, RequestRecord,
     ScenarioResult,
@@ -289,6 +290,8 @@ pub struct Accumulator {
     concurrent_per_s: Vec<u64>,
     /// Every request's `[sent, end)`, in nanoseconds from the start: the in-flight peak.
     spans: Vec<(u64, u64)>,
+    /// Every request's times and figures, for the steady window.
+    points: Vec<steady::Point>,
     errors: BTreeMap<String, ErrorCount>,
     detailed: Option<Detailed>,
 }
@@ -317,6 +320,7 @@ impl Accumulator {
             tokens_per_s: Vec::new(),
             concurrent_per_s: Vec::new(),
             spans: Vec::new(),
+            points: Vec::new(),
             errors: BTreeMap::new(),
             detailed,
         }
@@ -356,6 +360,11 @@ impl Accumulator {
         self.spans
             .push((r.sent.as_nanos() as u64, r.end.as_nanos() as u64));
         if let Some(f) = failure {
+            self.points.push(steady::Point {
+                sent: r.sent.as_secs_f64(),
+                end: r.end.as_secs_f64(),
+                ..Default::default()
+            });
             self.failed += 1;
             self.errors
                 .entry(f.kind.key())
@@ -408,6 +417,16 @@ impl Accumulator {
         for &g in &r.itl_ns {
             self.itl.record(g);
         }
+        self.points.push(steady::Point {
+            sent: r.sent.as_secs_f64(),
+            end: r.end.as_secs_f64(),
+            ok: true,
+            output_tokens: u64::from(output),
+            ttft_ms: ttft * 1e3,
+            tpot_ms: (output > 1).then_some(tpot * 1e3),
+            itl_sum_ms: r.itl_ns.iter().sum::<u64>() as f64 / 1e6,
+            itl_count: r.itl_ns.len() as u64,
+        });
         if !self.cfg.goodput.is_empty() {
             let good = self.cfg.goodput.iter().all(|&(m, slo_ms)| {
                 let v = match m {
@@ -544,6 +563,10 @@ impl Accumulator {
             OutputTokenSource::Usage
         });
         out.errors = std::mem::take(&mut self.errors);
+        let p = &out.params;
+        let finite_rate = !p.request_rate.is_inf() || p.ramp_up_strategy.is_some();
+        out.steady = steady::rule_for(finite_rate, p.max_concurrency)
+            .and_then(|rule| steady::figures(&self.points, rule));
 
         for m in self.cfg.percentile_metrics.clone() {
             let k = m.key();

@@ -840,6 +840,9 @@ pub struct ScenarioResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derived: Vec<String>,
 
+    /// Figures over the run's steady window, beside the whole-run ones (see [`crate::steady`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::steady::Steady>,
     /// Distribution statistics under vLLM's key names (`mean_ttft_ms`, `p99_itl_ms`, …).
     #[serde(flatten)]
     pub stats: BTreeMap<String, f64>,
