@@ -10,11 +10,11 @@ use std::collections::BTreeMap;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::steady;
 use crate::record::{
     percentile_key, ErrorCount, Failure, FailureKind, OutputTokenSource, RequestRecord,
     ScenarioResult,
 };
+use crate::steady;
 
 /// The four latency metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

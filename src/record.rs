@@ -354,6 +354,10 @@ pub struct ScenarioParams {
     /// Fields merged into every request body last (they win over the fields above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra_body: Option<JsonObject>,
+    /// A time budget in seconds: requests are issued (cycling through the `num_prompts` prompts)
+    /// until it has passed, then the run drains. Unset: every prompt once (vLLM's way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
 }
 
 /// A JSON object, as request bodies and their parts are written.
@@ -503,6 +507,9 @@ impl ScenarioParams {
             }
         }
         s.push_str(&format!("-n{}", self.num_prompts));
+        if let Some(d) = self.duration_s {
+            s.push_str(&format!("-d{d}s"));
+        }
         if let Some(c) = self.max_concurrency {
             s.push_str(&format!("-c{c}"));
         }
@@ -605,6 +612,27 @@ impl ScenarioParams {
     /// the field. Run by every path that makes a scenario: a suite or baseline file on load,
     /// `perfgate run`'s flags, a library caller's [`crate::runner::scenario_run`].
     pub fn check_request_fields(&self) -> Result<(), String> {
+        if let Some(d) = self.duration_s {
+            if !(d.is_finite() && d > 0.0) {
+                return Err(format!(
+                    "duration_s must be a finite number of seconds > 0, got {d}"
+                ));
+            }
+            if self.request_rate.is_inf() && self.max_concurrency.is_none() {
+                return Err(
+                    "duration_s needs max_concurrency or a finite request_rate (with \
+                            neither, requests would be issued without bound)"
+                        .into(),
+                );
+            }
+            if self.ramp_up_strategy.is_some() {
+                return Err(
+                    "duration_s cannot be used with a ramp-up (the ramp is spread over \
+                            num_prompts)"
+                        .into(),
+                );
+            }
+        }
         let inf = f64::INFINITY;
         let ranges = [
             (
@@ -877,7 +905,11 @@ impl ScenarioResult {
 
     /// Success rate in [0, 1]: completed over attempted (completed + failed, or num_prompts if larger).
     pub fn success_rate(&self) -> f64 {
-        let attempted = (self.completed + self.failed).max(self.params.num_prompts);
+        // A time-bounded run issues what its budget allows: what it issued is what it attempted.
+        let attempted = match self.params.duration_s {
+            Some(_) => self.completed + self.failed,
+            None => (self.completed + self.failed).max(self.params.num_prompts),
+        };
         if attempted == 0 {
             return 0.0;
         }
@@ -886,7 +918,8 @@ impl ScenarioResult {
 
     /// True when fewer requests succeeded than were asked for.
     pub fn is_incomplete(&self) -> bool {
-        self.failed > 0 || self.completed < self.params.num_prompts
+        self.failed > 0
+            || (self.params.duration_s.is_none() && self.completed < self.params.num_prompts)
     }
 
     /// Any named metric: a top-level numeric field or a flattened statistic.

@@ -198,6 +198,29 @@ pub fn schedule(
     Ok(out)
 }
 
+/// Due times of the requests of a time-bounded run (`budget`): the seeded schedule of
+/// [`schedule`] (the same times, drawn the same way) up to the budget, or, for rate `inf`, an
+/// endless run of zeros (the cap and the budget bound it).
+fn schedule_until(
+    budget: Duration,
+    rate: RequestRate,
+    burstiness: f64,
+    seed: u64,
+) -> Result<Box<dyn Iterator<Item = Duration> + Send>, LoadError> {
+    let RequestRate::PerSecond(r) = rate else {
+        return Ok(Box::new(std::iter::repeat(Duration::ZERO)));
+    };
+    // Draw in blocks of the expected count until the schedule passes the budget.
+    let mut n = ((r * budget.as_secs_f64()).ceil() as usize).max(16);
+    loop {
+        let s = schedule(n, rate, burstiness, seed)?;
+        if s.last().is_some_and(|&t| t >= budget) {
+            return Ok(Box::new(s.into_iter().take_while(move |&t| t < budget)));
+        }
+        n = n.saturating_mul(2);
+    }
+}
+
 /// A request rate ramping from `start_rps` to `end_rps` over the run (vLLM's ramp-up).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RampUp {
@@ -327,10 +350,23 @@ pub async fn run_work(
         Work::Conversations(_) => None,
     };
     let items = work.items();
-    let due = match (&timed, cfg.ramp_up()) {
-        (Some(t), _) => t.clone(),
-        (None, Some(ramp)) => schedule_ramp(items, ramp, burstiness, cfg.seed)?,
-        (None, None) => schedule(items, cfg.params.request_rate, burstiness, cfg.seed)?,
+    let budget = cfg.params.duration_s.map(Duration::from_secs_f64);
+    if budget.is_some() && (timed.is_some() || matches!(work, Work::Conversations(_))) {
+        return Err(LoadError::Config(
+            "duration_s cannot be used with a timed trace or multi-turn conversations (their \
+             own times and turns set the run)"
+                .into(),
+        ));
+    }
+    let due: Box<dyn Iterator<Item = Duration> + Send> = match (&timed, cfg.ramp_up(), budget) {
+        (Some(t), _, _) => Box::new(t.clone().into_iter()),
+        (None, None, Some(b)) => schedule_until(b, cfg.params.request_rate, burstiness, cfg.seed)?,
+        (None, Some(ramp), _) => {
+            Box::new(schedule_ramp(items, ramp, burstiness, cfg.seed)?.into_iter())
+        }
+        (None, None, None) => {
+            Box::new(schedule(items, cfg.params.request_rate, burstiness, cfg.seed)?.into_iter())
+        }
     };
     let client = Arc::new(Client::new(cfg.request_client())?);
 
@@ -354,11 +390,14 @@ pub async fn run_work(
     let finite_rate =
         !cfg.params.request_rate.is_inf() || cfg.ramp_up().is_some() || timed.is_some();
 
+    // A time budget ends the issuing: a request not yet sent when it runs out (waiting for its
+    // due time or for a slot) is never sent; those in flight finish (the drain).
+    let deadline = budget.map(|b| tokio::time::Instant::from_std(t0 + b));
     let scheduler = {
         let client = client.clone();
         let firsts = work.first_indices();
         async move {
-            for (i, offset) in due.into_iter().enumerate() {
+            for (i, offset) in due.enumerate() {
                 // With rate inf a request is due when it is sent (like vLLM); otherwise at its
                 // place in the schedule, however long it then waits for a slot.
                 let scheduled = finite_rate.then_some(t0 + offset);
@@ -366,7 +405,18 @@ pub async fn run_work(
                     tokio::time::sleep_until(tokio::time::Instant::from_std(due)).await;
                 }
                 let at = (&client, t0, scheduled);
-                work.dispatch(i, firsts[i], at, &slots, &tx).await;
+                let first = firsts.get(i).copied().unwrap_or(i as u32);
+                let send = work.dispatch(i, first, at, &slots, &tx);
+                match deadline {
+                    Some(d) if tokio::time::Instant::now() >= d => break,
+                    // Cancelling `send` while it waits for a slot sends nothing.
+                    Some(d) => {
+                        if tokio::time::timeout_at(d, send).await.is_err() {
+                            break;
+                        }
+                    }
+                    None => send.await,
+                }
             }
             drop(tx);
         }

@@ -120,5 +120,8 @@ fn the_rule_follows_the_scenario() {
     assert_eq!(rule_for(true, None), Some(Rule::Mser5));
     assert_eq!(rule_for(false, None), None);
     // Too few requests for a window: no figures rather than figures of nothing.
-    assert_eq!(figures(&[ok(0.0, 1.0, 2, 1.0, 1.0)], Rule::InFlightCap(2)), None);
+    assert_eq!(
+        figures(&[ok(0.0, 1.0, 2, 1.0, 1.0)], Rule::InFlightCap(2)),
+        None
+    );
 }
