@@ -362,6 +362,7 @@ impl Accumulator {
         if let Some(f) = failure {
             self.points.push(steady::Point {
                 sent: r.sent.as_secs_f64(),
+                first: r.end.as_secs_f64(),
                 end: r.end.as_secs_f64(),
                 ..Default::default()
             });
@@ -419,6 +420,7 @@ impl Accumulator {
         }
         self.points.push(steady::Point {
             sent: r.sent.as_secs_f64(),
+            first: r.first_token.unwrap_or(r.end).as_secs_f64(),
             end: r.end.as_secs_f64(),
             ok: true,
             output_tokens: u64::from(output),

@@ -20,9 +20,11 @@
 //!   (after it no new work arrives: the drain).
 //!
 //! Over the window: latencies (TTFT, TPOT, ITL) of the successful requests that start and
-//! finish inside it, and the output throughput as the output tokens of the successful requests
-//! that finish inside it over its length (in a steady state tokens finish at the rate they
-//! are produced). ITL is the pooled mean (the sum of a request's gaps is kept, not its gaps,
+//! finish inside it, and the output throughput as the output tokens produced inside it over its
+//! length: each request's first token where it arrived, its other tokens spread evenly between
+//! its first token and its end (counting whole requests by their end instead would be biased by
+//! engines that finish a batch at once, as llama.cpp's slots do, since the cap window closes at
+//! the first end of the last batch). ITL is the pooled mean (the sum of a request's gaps is kept, not its gaps,
 //! so memory grows with requests, not tokens). Pure: no crate imports.
 
 use serde::{Deserialize, Serialize};
@@ -32,6 +34,8 @@ use serde::{Deserialize, Serialize};
 pub struct Point {
     /// When the request was handed to the connection.
     pub sent: f64,
+    /// When its first token arrived (`end` when none did).
+    pub first: f64,
     /// When it ended (finished or failed).
     pub end: f64,
     /// Whether it succeeded; the latency fields below are meaningful only then.
@@ -74,7 +78,7 @@ pub struct Steady {
     pub end_s: f64,
     /// Successful requests that started and finished inside the window.
     pub requests: u64,
-    /// Output tokens per second of the requests that finished inside the window.
+    /// Output tokens per second produced inside the window (see the module notes).
     pub output_throughput: f64,
     pub median_ttft_ms: f64,
     pub p99_ttft_ms: f64,
@@ -197,10 +201,10 @@ pub fn figures(points: &[Point], rule: Rule) -> Option<Steady> {
     if inside.is_empty() {
         return None;
     }
-    let finished: u64 = points
+    let produced: f64 = points
         .iter()
-        .filter(|p| p.ok && p.end >= start && p.end <= end)
-        .map(|p| p.output_tokens)
+        .filter(|p| p.ok)
+        .map(|p| tokens_within(p, start, end))
         .sum();
     let mut ttft: Vec<f64> = inside.iter().map(|p| p.ttft_ms).collect();
     let mut tpot: Vec<f64> = inside.iter().filter_map(|p| p.tpot_ms).collect();
@@ -213,7 +217,7 @@ pub fn figures(points: &[Point], rule: Rule) -> Option<Steady> {
         start_s: start,
         end_s: end,
         requests: inside.len() as u64,
-        output_throughput: finished as f64 / (end - start),
+        output_throughput: produced / (end - start),
         median_ttft_ms: percentile(&ttft, 50.0),
         p99_ttft_ms: percentile(&ttft, 99.0),
         median_tpot_ms: percentile(&tpot, 50.0),
@@ -224,6 +228,22 @@ pub fn figures(points: &[Point], rule: Rule) -> Option<Steady> {
             gap_sum / gaps as f64
         },
     })
+}
+
+/// The output tokens of `p` produced inside `[a, b]`: its first token where it arrived, the
+/// others spread evenly between the first token and the end (per-token times are not kept).
+fn tokens_within(p: &Point, a: f64, b: f64) -> f64 {
+    let first: f64 = if (a..=b).contains(&p.first) { 1.0 } else { 0.0 };
+    let rest = p.output_tokens.saturating_sub(1) as f64;
+    let span = p.end - p.first;
+    let share = if span > 0.0 {
+        (p.end.min(b) - p.first.max(a)).max(0.0) / span
+    } else if (a..=b).contains(&p.end) {
+        1.0
+    } else {
+        0.0
+    };
+    first.min(p.output_tokens as f64) + rest * share
 }
 
 /// Linearly interpolated percentile of sorted values (numpy's default); 0 for none.

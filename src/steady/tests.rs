@@ -5,6 +5,7 @@ use super::*;
 fn ok(sent: f64, end: f64, tokens: u64, ttft_ms: f64, tpot_ms: f64) -> Point {
     Point {
         sent,
+        first: sent + ttft_ms / 1e3,
         end,
         ok: true,
         output_tokens: tokens,
@@ -71,6 +72,7 @@ fn figures_over_the_cap_window_by_hand() {
     // never a figure.
     points.push(Point {
         sent: 6.5,
+        first: 6.5,
         end: 6.5,
         ttft_ms: 1.0,
         ..Point::default()
@@ -80,8 +82,16 @@ fn figures_over_the_cap_window_by_hand() {
     assert_eq!((s.start_s, s.end_s), (0.5, 8.0));
     // Inside: the requests sent at 0.5, 3 and 5 (0 is before, 6 ends after 8).
     assert_eq!(s.requests, 3);
-    // Finished inside: the first four requests, 40 tokens over 7.5 s.
-    assert!((s.output_throughput - 40.0 / 7.5).abs() < 1e-12);
+    // Tokens produced inside [0.5, 8] (first token at sent + TTFT, 9 more spread to the end):
+    // request 0: first at 0.1 (before), 9 · 2.5/2.9; requests 0.5, 3 and 5: all 10 each;
+    // request 6: first at 6.5, 9 · 1.5/2.5 = 5.4 more: 44.158620689655… over 7.5 s.
+    let want = (9.0 * 2.5 / 2.9 + 30.0 + 6.4) / 7.5;
+    assert!(
+        (s.output_throughput - want).abs() < 1e-12,
+        "{}",
+        s.output_throughput
+    );
+    assert!((s.output_throughput - 5.887816091954023).abs() < 1e-12);
     // TTFT 200, 300, 400: median 300, p99 = 300 + 0.98·100 (rank 0.99·2 = 1.98).
     assert_eq!(s.median_ttft_ms, 300.0);
     assert!((s.p99_ttft_ms - 398.0).abs() < 1e-9);
@@ -106,8 +116,13 @@ fn mser5_window_cuts_the_warmup_and_the_drain() {
     assert_eq!((s.start_s, s.end_s), (10.0, 31.0));
     // Sent at 10 … 30 (the one sent at 31 ends at 32).
     assert_eq!(s.requests, 21);
-    // Finished inside [10, 31]: those sent at 9 … 30, 22 × 4 tokens over 21 s.
-    assert!((s.output_throughput - 88.0 / 21.0).abs() < 1e-12);
+    // Produced inside [10, 31]: the 21 requests inside, 4 tokens each; request 9's tokens all
+    // came before 10 (it ends at 10), request 31's after 31: 84 over 21 s.
+    assert!(
+        (s.output_throughput - 4.0).abs() < 1e-12,
+        "{}",
+        s.output_throughput
+    );
     // TTFT of requests 10 … 30: six 9s, eight 10s, six 11s and a 99: median 10.
     assert_eq!(s.median_ttft_ms, 10.0);
     assert_eq!(s.rule, "mser5");

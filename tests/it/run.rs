@@ -338,6 +338,51 @@ mod cli {
     }
 
     #[test]
+    fn run_with_a_time_budget_prints_it_and_the_steady_window() {
+        let server = fake(perfgate::fakeserver::FakeConfig {
+            ttft: ms(5),
+            itl: ms(2),
+            ..Default::default()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let tok = word_tokenizer_json(dir.path());
+        let args = "--random-input-len 8 --random-output-len 6 --num-prompts 3 \
+                    --max-concurrency 2 --duration-s 0.5";
+        let out = perfgate()
+            .args(["run", "--base-url", &server.url(), "--model", "fake-model"])
+            .arg("--tokenizer")
+            .arg(&tok)
+            .args(args.split_whitespace())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert!(
+            stdout.contains("Time budget (s):                         0.50"),
+            "{stdout}"
+        );
+        let issued = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("Requests issued:"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .expect("requests issued");
+        assert!(issued > 3, "{stdout}");
+        assert!(
+            stdout.contains("Steady Window (in flight = cap)"),
+            "{stdout}"
+        );
+        // A budget needs a cap or a rate: refused before anything is sent, naming the flag.
+        let out = perfgate()
+            .args(["run", "--base-url", &server.url(), "--model", "fake-model"])
+            .args(["--num-prompts", "2", "--duration-s", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--duration-s needs max_concurrency"), "{err}");
+    }
+
+    #[test]
     fn run_writes_the_vllm_result_json() {
         let server = fake(perfgate::fakeserver::FakeConfig {
             ttft: ms(20),
