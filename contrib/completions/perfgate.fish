@@ -57,6 +57,7 @@ prefix_repetition\t'Shared prefixes with unique suffixes (prefix caching)'
 custom\t'vLLM\'s custom JSONL: `{"prompt"}` per line, output length from --custom-output-len'"
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l dataset-path -d 'Dataset file (sharegpt JSON; jsonl of {prompt, output_len}; custom: jsonl of {prompt})' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l num-prompts -d 'Number of prompts to send' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l duration-s -d 'Time budget in seconds: issue requests, cycling through the --num-prompts prompts, until it has passed, then let those in flight finish (perfgate\'s own; vLLM has none). Needs --max-concurrency or a finite --request-rate' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-input-len -d 'Prompt length in tokens (random, fixed)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-output-len -d 'Output length in tokens (random, fixed)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-range-ratio -d 'Length spread; read per --range-convention' -r
