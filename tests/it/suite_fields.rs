@@ -287,6 +287,13 @@ fn a_time_bounded_scenario_runs_for_its_budget_and_says_so() {
     assert!(r.completed > 1, "{} requests in 0.4 s", r.completed);
     assert!(r.duration >= 0.4, "{}", r.duration);
     assert_eq!(r.success_rate(), 1.0);
+    // The steady figures came back through the JSON Lines file (cap 1: in flight = 1).
+    let steady = r.steady.as_ref().expect("steady figures in the record");
+    assert_eq!(steady.rule, "in_flight_cap");
+    assert!(
+        steady.requests >= 1 && steady.output_throughput > 0.0,
+        "{steady:?}"
+    );
 
     let unbounded = PLAIN_PARAMS.replace("max_concurrency = 1\n", "duration_s = 0.4\n");
     let (text, id) = suite(&unbounded);
