@@ -7,7 +7,8 @@
 //! Four layers; a module imports only modules of its own layer or a lower one.
 //! - **Core** (pure: no processes, no network, no terminal, no flags; never names
 //!   tokio/reqwest/hyper/http/octocrab/nix/libc/socket2/indicatif/clap): [`text`], [`redact`],
-//!   [`record`], [`export`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`metrics`],
+//!   [`record`], [`export`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`steady`],
+//!   [`metrics`],
 //!   [`baseline`], [`import`], [`workload`], [`gate`], [`history`], [`report`]. One counted
 //!   exception: [`record`] derives `clap::ValueEnum` for the enums the flags take as values.
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
@@ -47,6 +48,7 @@ pub mod record;
 pub mod redact;
 pub mod report;
 pub mod runner;
+pub mod steady;
 pub mod suite;
 pub mod text;
 pub mod tokenizer;

@@ -1629,7 +1629,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__run)
-            opts="-h --base-url --host --port --endpoint --backend --model --served-model-name --tokenizer --dataset-name --dataset-path --num-prompts --random-input-len --random-output-len --random-range-ratio --random-prefix-len --range-convention --sharegpt-output-len --prefix-repetition-prefix-len --prefix-repetition-suffix-len --prefix-repetition-num-prefixes --prefix-repetition-output-len --custom-output-len --custom-skip-chat-template --spec-bench-output-len --spec-bench-category --no-oversample --timed-trace-sec-multiplier --timed-trace-chunk-hash-size --self-timed --request-rate --burstiness --ramp-up-strategy --ramp-up-start-rps --ramp-up-end-rps --max-concurrency --num-warmups --seed --ignore-eos --temperature --top-p --top-k --min-p --frequency-penalty --presence-penalty --repetition-penalty --extra-body --header --metadata --ready-check-timeout-sec --percentile-metrics --metric-percentiles --goodput --save-result --append-result --label --input-len --output-len --request-id-prefix --lora-modules --lora-assignment --trace --multi-turn --max-turns --trust-remote-code --tokenizer-mode --plot-timeline --timeline-itl-thresholds --plot-dataset-stats --result-dir --result-filename --save-detailed --save-detailed-format --request-timeout --no-keep-alive --retokenize --no-progress --help"
+            opts="-h --base-url --host --port --endpoint --backend --model --served-model-name --tokenizer --dataset-name --dataset-path --num-prompts --duration-s --random-input-len --random-output-len --random-range-ratio --random-prefix-len --range-convention --sharegpt-output-len --prefix-repetition-prefix-len --prefix-repetition-suffix-len --prefix-repetition-num-prefixes --prefix-repetition-output-len --custom-output-len --custom-skip-chat-template --spec-bench-output-len --spec-bench-category --no-oversample --timed-trace-sec-multiplier --timed-trace-chunk-hash-size --self-timed --request-rate --burstiness --ramp-up-strategy --ramp-up-start-rps --ramp-up-end-rps --max-concurrency --num-warmups --seed --ignore-eos --temperature --top-p --top-k --min-p --frequency-penalty --presence-penalty --repetition-penalty --extra-body --header --metadata --ready-check-timeout-sec --percentile-metrics --metric-percentiles --goodput --save-result --append-result --label --input-len --output-len --request-id-prefix --lora-modules --lora-assignment --trace --multi-turn --max-turns --trust-remote-code --tokenizer-mode --plot-timeline --timeline-itl-thresholds --plot-dataset-stats --result-dir --result-filename --save-detailed --save-detailed-format --request-timeout --no-keep-alive --retokenize --no-progress --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1676,6 +1676,10 @@ _perfgate() {
                     return 0
                     ;;
                 --num-prompts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --duration-s)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

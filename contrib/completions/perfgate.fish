@@ -60,6 +60,7 @@ burstgpt\t'BurstGPT\'s CSV (`--dataset-path`): random prompts of its GPT-4 rows\
 timed_trace\t'vLLM\'s spelling of a timed trace (`--dataset-path`): as `--trace`, with vLLM\'s `--timed-trace-sec-multiplier`'"
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l dataset-path -d 'Dataset file (sharegpt JSON; jsonl of {prompt, output_len}; custom: jsonl of {prompt})' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l num-prompts -d 'Number of prompts to send (`-1`: every prompt of a custom or spec_bench file, as vLLM)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l duration-s -d 'Time budget in seconds: issue requests, cycling through the --num-prompts prompts, until it has passed, then let those in flight finish (perfgate\'s own; vLLM has none). Needs --max-concurrency or a finite --request-rate' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-input-len -d 'Prompt length in tokens (random, fixed)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-output-len -d 'Output length in tokens (random, fixed)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l random-range-ratio -d 'Length spread; read per --range-convention' -r

@@ -55,6 +55,11 @@ pub struct RunArgs {
     /// Number of prompts to send (`-1`: every prompt of a custom or spec_bench file, as vLLM).
     #[arg(long, allow_negative_numbers = true, default_value_t = defaults::NUM_PROMPTS, value_parser = num::prompts)]
     pub num_prompts: usize,
+    /// Time budget in seconds: issue requests, cycling through the --num-prompts prompts, until
+    /// it has passed, then let those in flight finish (perfgate's own; vLLM has none). Needs
+    /// --max-concurrency or a finite --request-rate.
+    #[arg(long, value_parser = num::secs)]
+    pub duration_s: Option<f64>,
     /// Prompt length in tokens (random, fixed).
     #[arg(long, default_value_t = defaults::RANDOM_INPUT_LEN, value_parser = num::input_len)]
     pub random_input_len: u32,
@@ -565,6 +570,7 @@ impl RunArgs {
             ignore_eos: a.ignore_eos,
             chat_template_kwargs: None,
             extra_body,
+            duration_s: a.duration_s,
         };
         // A field's message names the flag that set it.
         const FIELDS: [&str; 9] = [
@@ -583,6 +589,7 @@ impl RunArgs {
                 format!("--{} {rest}", field.replace('_', "-"))
             }
             Some(("extra_body", rest)) => format!("--extra-body {rest}"),
+            Some(("duration_s", rest)) => format!("--duration-s {rest}"),
             _ => e,
         })?;
         Ok(params)

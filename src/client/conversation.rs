@@ -68,7 +68,9 @@ impl Work {
                 };
                 let prompts = prompts.clone();
                 tokio::spawn(async move {
-                    let rec = client.send(i as u32, &prompts[i], t0, scheduled).await;
+                    // A time-bounded run cycles through the prompts.
+                    let prompt = &prompts[i % prompts.len()];
+                    let rec = client.send(i as u32, prompt, t0, scheduled).await;
                     drop(permit);
                     let _ = tx.send(rec);
                 });

@@ -198,6 +198,29 @@ pub fn schedule(
     Ok(out)
 }
 
+/// Due times of the requests of a time-bounded run (`budget`): the seeded schedule of
+/// [`schedule`] (the same times, drawn the same way) up to the budget, or, for rate `inf`, an
+/// endless run of zeros (the cap and the budget bound it).
+fn schedule_until(
+    budget: Duration,
+    rate: RequestRate,
+    burstiness: f64,
+    seed: u64,
+) -> Result<Box<dyn Iterator<Item = Duration> + Send>, LoadError> {
+    let RequestRate::PerSecond(r) = rate else {
+        return Ok(Box::new(std::iter::repeat(Duration::ZERO)));
+    };
+    // Draw in blocks of the expected count until the schedule passes the budget.
+    let mut n = ((r * budget.as_secs_f64()).ceil() as usize).max(16);
+    loop {
+        let s = schedule(n, rate, burstiness, seed)?;
+        if s.last().is_some_and(|&t| t >= budget) {
+            return Ok(Box::new(s.into_iter().take_while(move |&t| t < budget)));
+        }
+        n = n.saturating_mul(2);
+    }
+}
+
 /// A request rate ramping from `start_rps` to `end_rps` over the run (vLLM's ramp-up).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RampUp {
@@ -306,6 +329,66 @@ pub async fn run(
     run_work(cfg, Work::Prompts(Arc::new(prompts)), progress).await
 }
 
+/// When each request of a run is due, from the start: a timed trace's own times, or the
+/// seeded schedule (a ramp, a time budget, or `num_prompts` arrivals at the rate).
+struct Schedule {
+    due: Box<dyn Iterator<Item = Duration> + Send>,
+    /// Whether the times are a trace's.
+    timed: bool,
+    budget: Option<Duration>,
+}
+
+fn due_times(cfg: &RunConfig, work: &Work) -> Result<Schedule, LoadError> {
+    let burstiness = cfg.burstiness();
+    // A timed trace brings its own times (in order); otherwise the seeded schedule.
+    let timed: Option<Vec<Duration>> = match work {
+        Work::Prompts(p) => p
+            .iter()
+            .map(|p| p.arrival.map(|a| Duration::from_secs_f64(a.max(0.0))))
+            .collect(),
+        Work::Conversations(_) => None,
+    };
+    let items = work.items();
+    let budget = cfg.params.duration_s.map(Duration::from_secs_f64);
+    if budget.is_some() && (timed.is_some() || matches!(work, Work::Conversations(_))) {
+        return Err(LoadError::Config(
+            "duration_s cannot be used with a timed trace or multi-turn conversations (their \
+             own times and turns set the run)"
+                .into(),
+        ));
+    }
+    let is_timed = timed.is_some();
+    let due: Box<dyn Iterator<Item = Duration> + Send> = match (timed, cfg.ramp_up(), budget) {
+        (Some(t), _, _) => Box::new(t.into_iter()),
+        (None, None, Some(b)) => schedule_until(b, cfg.params.request_rate, burstiness, cfg.seed)?,
+        (None, Some(ramp), _) => {
+            Box::new(schedule_ramp(items, ramp, burstiness, cfg.seed)?.into_iter())
+        }
+        (None, None, None) => {
+            Box::new(schedule(items, cfg.params.request_rate, burstiness, cfg.seed)?.into_iter())
+        }
+    };
+    Ok(Schedule {
+        due,
+        timed: is_timed,
+        budget,
+    })
+}
+
+/// A run in which no request succeeded: each failure kind with its count and first message.
+fn all_failed(acc: &Accumulator) -> LoadError {
+    let summary = acc
+        .errors()
+        .iter()
+        .map(|(k, e)| format!("{k} ×{}: {}", e.count, e.first_message))
+        .collect::<Vec<_>>()
+        .join("; ");
+    LoadError::AllFailed {
+        failed: acc.failed(),
+        summary,
+    }
+}
+
 /// [`run`] for any [`Work`]: prompts, or conversations (whose items are scheduled as
 /// conversations, their later turns sent as the answers arrive).
 pub async fn run_work(
@@ -317,21 +400,8 @@ pub async fn run_work(
         return Err(LoadError::NoPrompts);
     }
     check_scenario(&cfg.params).map_err(LoadError::Config)?;
-    let (burstiness, max_concurrency) = (cfg.burstiness(), cfg.max_concurrency());
-    // A timed trace brings its own times (in order); otherwise the seeded schedule.
-    let timed: Option<Vec<Duration>> = match &work {
-        Work::Prompts(p) => p
-            .iter()
-            .map(|p| p.arrival.map(|a| Duration::from_secs_f64(a.max(0.0))))
-            .collect(),
-        Work::Conversations(_) => None,
-    };
-    let items = work.items();
-    let due = match (&timed, cfg.ramp_up()) {
-        (Some(t), _) => t.clone(),
-        (None, Some(ramp)) => schedule_ramp(items, ramp, burstiness, cfg.seed)?,
-        (None, None) => schedule(items, cfg.params.request_rate, burstiness, cfg.seed)?,
-    };
+    let max_concurrency = cfg.max_concurrency();
+    let Schedule { due, timed, budget } = due_times(cfg, &work)?;
     let client = Arc::new(Client::new(cfg.request_client())?);
 
     let warmup_failed = if cfg.num_warmups > 0 {
@@ -351,14 +421,16 @@ pub async fn run_work(
     let slots = max_concurrency.map(|c| Arc::new(Semaphore::new(c)));
     let (tx, mut rx) = mpsc::unbounded_channel::<RequestRecord>();
     let t0 = Instant::now();
-    let finite_rate =
-        !cfg.params.request_rate.is_inf() || cfg.ramp_up().is_some() || timed.is_some();
+    let finite_rate = !cfg.params.request_rate.is_inf() || cfg.ramp_up().is_some() || timed;
 
+    // A time budget ends the issuing: a request not yet sent when it runs out (waiting for its
+    // due time or for a slot) is never sent; those in flight finish (the drain).
+    let deadline = budget.map(|b| tokio::time::Instant::from_std(t0 + b));
     let scheduler = {
         let client = client.clone();
         let firsts = work.first_indices();
         async move {
-            for (i, offset) in due.into_iter().enumerate() {
+            for (i, offset) in due.enumerate() {
                 // With rate inf a request is due when it is sent (like vLLM); otherwise at its
                 // place in the schedule, however long it then waits for a slot.
                 let scheduled = finite_rate.then_some(t0 + offset);
@@ -366,7 +438,18 @@ pub async fn run_work(
                     tokio::time::sleep_until(tokio::time::Instant::from_std(due)).await;
                 }
                 let at = (&client, t0, scheduled);
-                work.dispatch(i, firsts[i], at, &slots, &tx).await;
+                let first = firsts.get(i).copied().unwrap_or(i as u32);
+                let send = work.dispatch(i, first, at, &slots, &tx);
+                match deadline {
+                    Some(d) if tokio::time::Instant::now() >= d => break,
+                    // Cancelling `send` while it waits for a slot sends nothing.
+                    Some(d) => {
+                        if tokio::time::timeout_at(d, send).await.is_err() {
+                            break;
+                        }
+                    }
+                    None => send.await,
+                }
             }
             drop(tx);
         }
@@ -400,16 +483,7 @@ pub async fn run_work(
     let acc = acc.map_err(|_| LoadError::Config("the folding thread failed".into()))?;
 
     if acc.completed() == 0 {
-        let summary = acc
-            .errors()
-            .iter()
-            .map(|(k, e)| format!("{k} ×{}: {}", e.count, e.first_message))
-            .collect::<Vec<_>>()
-            .join("; ");
-        return Err(LoadError::AllFailed {
-            failed: acc.failed(),
-            summary,
-        });
+        return Err(all_failed(&acc));
     }
 
     let mut outcome = outcome(cfg, acc, elapsed);

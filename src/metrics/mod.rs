@@ -14,6 +14,7 @@ use crate::record::{
     percentile_key, ErrorCount, Failure, FailureKind, OutputTokenSource, RequestRecord,
     ScenarioResult,
 };
+use crate::steady;
 
 /// The four latency metrics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -289,6 +290,8 @@ pub struct Accumulator {
     concurrent_per_s: Vec<u64>,
     /// Every request's `[sent, end)`, in nanoseconds from the start: the in-flight peak.
     spans: Vec<(u64, u64)>,
+    /// Every request's times and figures, for the steady window.
+    points: Vec<steady::Point>,
     errors: BTreeMap<String, ErrorCount>,
     detailed: Option<Detailed>,
 }
@@ -317,6 +320,7 @@ impl Accumulator {
             tokens_per_s: Vec::new(),
             concurrent_per_s: Vec::new(),
             spans: Vec::new(),
+            points: Vec::new(),
             errors: BTreeMap::new(),
             detailed,
         }
@@ -356,37 +360,11 @@ impl Accumulator {
         self.spans
             .push((r.sent.as_nanos() as u64, r.end.as_nanos() as u64));
         if let Some(f) = failure {
-            self.failed += 1;
-            self.errors
-                .entry(f.kind.key())
-                .and_modify(|e| e.count += 1)
-                .or_insert_with(|| ErrorCount {
-                    count: 1,
-                    first_message: f.message.clone(),
-                });
-            let error = format!("{}: {}", f.kind.key(), f.message);
-            self.keep_detailed(r, None, Some(error));
+            self.add_failed(r, f);
             return;
         }
         self.completed += 1;
-        let output = match (r.usage_output_tokens, retokenized) {
-            (Some(u), _) => {
-                self.from_usage += 1;
-                u
-            }
-            (None, Some(t)) => {
-                self.from_retok += 1;
-                t
-            }
-            (None, None) => {
-                self.from_chunks += 1;
-                r.chunks
-            }
-        };
-        match retokenized {
-            Some(t) => self.retok_total += u64::from(t),
-            None => self.retok_all = false,
-        }
+        let output = self.output_tokens(r, retokenized);
         self.total_input += u64::from(r.input_len);
         match r.usage_prompt_tokens {
             Some(p) => self.server_input += u64::from(p),
@@ -408,8 +386,76 @@ impl Accumulator {
         for &g in &r.itl_ns {
             self.itl.record(g);
         }
-        if !self.cfg.goodput.is_empty() {
-            let good = self.cfg.goodput.iter().all(|&(m, slo_ms)| {
+        self.points.push(steady::Point {
+            sent: r.sent.as_secs_f64(),
+            first: r.first_token.unwrap_or(r.end).as_secs_f64(),
+            end: r.end.as_secs_f64(),
+            ok: true,
+            output_tokens: u64::from(output),
+            ttft_ms: ttft * 1e3,
+            tpot_ms: (output > 1).then_some(tpot * 1e3),
+            itl_sum_ms: r.itl_ns.iter().sum::<u64>() as f64 / 1e6,
+            itl_count: r.itl_ns.len() as u64,
+        });
+        if self.is_good(ttft, tpot, e2el) {
+            self.good += 1;
+        }
+
+        self.add_to_buckets(r, output);
+
+        let tpot = (output > 1).then_some(tpot);
+        self.keep_detailed(r, Some((output, ttft, tpot, e2el)), None);
+    }
+
+    /// A failed request: counted by kind (the first message kept), in flight from send to end.
+    fn add_failed(&mut self, r: &RequestRecord, f: &Failure) {
+        self.points.push(steady::Point {
+            sent: r.sent.as_secs_f64(),
+            first: r.end.as_secs_f64(),
+            end: r.end.as_secs_f64(),
+            ..Default::default()
+        });
+        self.failed += 1;
+        self.errors
+            .entry(f.kind.key())
+            .and_modify(|e| e.count += 1)
+            .or_insert_with(|| ErrorCount {
+                count: 1,
+                first_message: f.message.clone(),
+            });
+        let error = format!("{}: {}", f.kind.key(), f.message);
+        self.keep_detailed(r, None, Some(error));
+    }
+
+    /// A request's output tokens: the server's usage, else the retokenized text, else its
+    /// chunks; counted by source, and the retokenized total kept.
+    fn output_tokens(&mut self, r: &RequestRecord, retokenized: Option<u32>) -> u32 {
+        let output = match (r.usage_output_tokens, retokenized) {
+            (Some(u), _) => {
+                self.from_usage += 1;
+                u
+            }
+            (None, Some(t)) => {
+                self.from_retok += 1;
+                t
+            }
+            (None, None) => {
+                self.from_chunks += 1;
+                r.chunks
+            }
+        };
+        match retokenized {
+            Some(t) => self.retok_total += u64::from(t),
+            None => self.retok_all = false,
+        }
+        output
+    }
+
+    /// Whether a request met every goodput objective (seconds; ITL objectives are not per
+    /// request). False when there are none.
+    fn is_good(&self, ttft: f64, tpot: f64, e2el: f64) -> bool {
+        !self.cfg.goodput.is_empty()
+            && self.cfg.goodput.iter().all(|&(m, slo_ms)| {
                 let v = match m {
                     Metric::Ttft => ttft,
                     Metric::Tpot => tpot,
@@ -417,12 +463,12 @@ impl Accumulator {
                     Metric::Itl => return true,
                 };
                 v <= slo_ms / 1e3
-            });
-            if good {
-                self.good += 1;
-            }
-        }
+            })
+    }
 
+    /// The per-second buckets: output tokens (for the peak output rate) and requests active
+    /// (vLLM's peak concurrency).
+    fn add_to_buckets(&mut self, r: &RequestRecord, output: u32) {
         // Peak output tokens/s: each text chunk lands in its 1 s bucket, weighted so a request's
         // chunks add up to its output tokens (1 per chunk when the server streams token by token).
         if let Some(first) = r.first_token {
@@ -446,9 +492,6 @@ impl Accumulator {
         for c in &mut self.concurrent_per_s[s..=e.max(s)] {
             *c += 1;
         }
-
-        let tpot = (output > 1).then_some(tpot);
-        self.keep_detailed(r, Some((output, ttft, tpot, e2el)), None);
     }
 
     /// Keep a request in the per-request arrays and rows (`--save-detailed`): `done` holds the
@@ -544,6 +587,10 @@ impl Accumulator {
             OutputTokenSource::Usage
         });
         out.errors = std::mem::take(&mut self.errors);
+        let p = &out.params;
+        let finite_rate = !p.request_rate.is_inf() || p.ramp_up_strategy.is_some();
+        out.steady = steady::rule_for(finite_rate, p.max_concurrency)
+            .and_then(|rule| steady::figures(&self.points, rule));
 
         for m in self.cfg.percentile_metrics.clone() {
             let k = m.key();

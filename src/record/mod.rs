@@ -114,6 +114,10 @@ pub struct ScenarioParams {
     /// Fields merged into every request body last (they win over the fields above).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extra_body: Option<JsonObject>,
+    /// A time budget in seconds: requests are issued (cycling through the `num_prompts` prompts)
+    /// until it has passed, then the run drains. Unset: every prompt once (vLLM's way).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
 }
 
 /// A JSON object, as request bodies and their parts are written.
@@ -271,6 +275,10 @@ pub struct ScenarioResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derived: Vec<String>,
 
+    /// Figures over the run's steady window, beside the whole-run ones (see [`crate::steady`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady: Option<crate::steady::Steady>,
+
     /// Distribution statistics under vLLM's key names (`mean_ttft_ms`, `p99_itl_ms`, …).
     #[serde(flatten)]
     pub stats: BTreeMap<String, f64>,
@@ -305,7 +313,11 @@ impl ScenarioResult {
 
     /// Success rate in [0, 1]: completed over attempted (completed + failed, or num_prompts if larger).
     pub fn success_rate(&self) -> f64 {
-        let attempted = (self.completed + self.failed).max(self.params.num_prompts);
+        let issued = self.completed + self.failed;
+        let attempted = match self.issues_what_it_has() {
+            true => issued,
+            false => issued.max(self.params.num_prompts),
+        };
         if attempted == 0 {
             return 0.0;
         }
@@ -314,7 +326,13 @@ impl ScenarioResult {
 
     /// True when fewer requests succeeded than were asked for.
     pub fn is_incomplete(&self) -> bool {
-        self.failed > 0 || self.completed < self.params.num_prompts
+        self.failed > 0 || (!self.issues_what_it_has() && self.completed < self.params.num_prompts)
+    }
+
+    /// Whether the run issues what it has rather than `num_prompts` requests: a time budget
+    /// (as many as it allows), `no_oversample` (as many as the file holds).
+    fn issues_what_it_has(&self) -> bool {
+        self.params.duration_s.is_some() || self.params.no_oversample == Some(true)
     }
 
     /// Any named metric: a top-level numeric field or a flattened statistic.

@@ -159,6 +159,9 @@ impl ScenarioParams {
             s.push_str("-nooversample");
         }
         s.push_str(&format!("-n{}", self.num_prompts));
+        if let Some(d) = self.duration_s {
+            s.push_str(&format!("-d{d}s"));
+        }
         if let Some(c) = self.max_concurrency {
             s.push_str(&format!("-c{c}"));
         }
@@ -261,6 +264,27 @@ impl ScenarioParams {
     /// the field. Run by every path that makes a scenario: a suite or baseline file on load,
     /// `perfgate run`'s flags, a library caller's [`crate::runner::scenario_run`].
     pub fn check_request_fields(&self) -> Result<(), String> {
+        if let Some(d) = self.duration_s {
+            if !(d.is_finite() && d > 0.0) {
+                return Err(format!(
+                    "duration_s must be a finite number of seconds > 0, got {d}"
+                ));
+            }
+            if self.request_rate.is_inf() && self.max_concurrency.is_none() {
+                return Err(
+                    "duration_s needs max_concurrency or a finite request_rate (with \
+                     neither, requests would be issued without bound)"
+                        .into(),
+                );
+            }
+            if self.ramp_up_strategy.is_some() {
+                return Err(
+                    "duration_s cannot be used with a ramp-up (the ramp is spread over \
+                     num_prompts)"
+                        .into(),
+                );
+            }
+        }
         let inf = f64::INFINITY;
         let ranges = [
             (

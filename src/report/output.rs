@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use crate::metrics::Metric;
 use crate::record::{format_percentile, percentile_key, RequestRate, ScenarioResult};
+use crate::steady::Steady;
 
 fn line(s: &mut String, label: &str, value: impl std::fmt::Display) {
     let _ = writeln!(s, "{label:<40} {value:<10}");
@@ -17,6 +18,28 @@ fn fline(s: &mut String, label: &str, value: f64) {
 
 /// The label of vLLM's `max_concurrent_requests` (vLLM prints "Peak concurrent requests:").
 pub const PEAK_PER_SECOND_LABEL: &str = "Peak concurrent requests (1 s buckets):";
+
+/// The steady-window figures, after the whole-run ones (perfgate's own; vLLM prints none).
+fn steady_section(s: &mut String, w: &Steady) {
+    let rule = match w.rule.as_str() {
+        "in_flight_cap" => "in flight = cap",
+        "mser5" => "MSER-5",
+        other => other,
+    };
+    let _ = writeln!(s, "{:-^50}", format!("Steady Window ({rule})"));
+    line(
+        s,
+        "Window (s from start):",
+        format!("{:.2} to {:.2}", w.start_s, w.end_s),
+    );
+    line(s, "Requests inside the window:", w.requests);
+    fline(s, "Output token throughput (tok/s):", w.output_throughput);
+    fline(s, "Median TTFT (ms):", w.median_ttft_ms);
+    fline(s, "P99 TTFT (ms):", w.p99_ttft_ms);
+    fline(s, "Median TPOT (ms):", w.median_tpot_ms);
+    fline(s, "P99 TPOT (ms):", w.p99_tpot_ms);
+    fline(s, "Mean ITL (ms):", w.mean_itl_ms);
+}
 
 /// Render the result block for `r`, with sections for `metrics` and the given percentiles.
 pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64]) -> String {
@@ -31,6 +54,11 @@ pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64])
         fline(&mut s, "Request rate configured (RPS):", rate);
     }
     fline(&mut s, "Benchmark duration (s):", r.duration);
+    if let Some(b) = r.params.duration_s {
+        // A time-bounded run: what it issued within its budget (perfgate's own lines).
+        fline(&mut s, "Time budget (s):", b);
+        line(&mut s, "Requests issued:", r.completed + r.failed);
+    }
     line(&mut s, "Total input tokens:", r.total_input_tokens);
     line(&mut s, "Total generated tokens:", r.total_output_tokens);
     if let Some(t) = r.total_output_tokens_retokenized {
@@ -82,6 +110,9 @@ pub fn result_block(r: &ScenarioResult, metrics: &[Metric], percentiles: &[f64])
             line(&mut s, &format!("{kind}:"), e.count);
             let _ = writeln!(s, "  first: {}", e.first_message);
         }
+    }
+    if let Some(w) = &r.steady {
+        steady_section(&mut s, w);
     }
     let _ = writeln!(s, "{}", "=".repeat(50));
     if let Some(c) = r.total_input_tokens_client {
@@ -207,5 +238,42 @@ http_500:                                1
 warning: output tokens differ: 12 counted (usage), 13 re-tokenized
 ";
         assert_eq!(got, want);
+    }
+
+    #[test]
+    fn steady_window_follows_the_whole_run_figures() {
+        let mut r = sample();
+        r.errors.clear();
+        r.total_output_tokens_retokenized = None;
+        r.steady = Some(Steady {
+            rule: "in_flight_cap".into(),
+            start_s: 0.25,
+            end_s: 1.25,
+            requests: 2,
+            output_throughput: 7.5,
+            median_ttft_ms: 40.0,
+            p99_ttft_ms: 41.0,
+            median_tpot_ms: 9.0,
+            p99_tpot_ms: 9.5,
+            mean_itl_ms: 9.25,
+        });
+        let got = result_block(&r, &[Metric::Ttft], &[99.0]);
+        let want = "\
+---------------Time to First Token----------------
+Mean TTFT (ms):                          50.12     
+Median TTFT (ms):                        50.00     
+P99 TTFT (ms):                           51.00     
+---------Steady Window (in flight = cap)----------
+Window (s from start):                   0.25 to 1.25
+Requests inside the window:              2         
+Output token throughput (tok/s):         7.50      
+Median TTFT (ms):                        40.00     
+P99 TTFT (ms):                           41.00     
+Median TPOT (ms):                        9.00      
+P99 TPOT (ms):                           9.50      
+Mean ITL (ms):                           9.25      
+==================================================
+";
+        assert!(got.ends_with(want), "{got}");
     }
 }

@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Pure: no processes, no network, no terminal, no flags. Imports only core modules.
-const CORE: [&str; 15] = [
+const CORE: [&str; 16] = [
     "text",
     "redact",
     "record",
@@ -27,6 +27,7 @@ const CORE: [&str; 15] = [
     "suite",
     "dataset",
     "tokenizer",
+    "steady",
     "metrics",
     "baseline",
     "import",

@@ -191,6 +191,81 @@ fn warmups_are_sent_but_not_counted_and_details_are_kept() {
     assert!(d.ttfts.iter().all(|&t| t > 0.004));
 }
 
+#[test]
+fn a_time_budget_cycles_the_prompts_then_drains() {
+    // ~40 ms a request (20 ms to the first token, 4 more 5 ms apart), 2 at a time, for 0.6 s:
+    // about 30 requests from a pool of 3 prompts.
+    let server = fake(FakeConfig {
+        ttft: ms(20),
+        itl: ms(5),
+        ..Default::default()
+    });
+    let mut cfg = config(&server.url());
+    cfg.params.num_prompts = 3;
+    cfg.params.max_concurrency = Some(2);
+    cfg.params.duration_s = Some(0.6);
+    let r = block_on(30, load::run_scenario(&cfg, prompts(3, 4, 5), &NoProgress)).unwrap();
+    let issued = r.completed + r.failed;
+    assert!(issued > 6, "{issued} requests: the pool was not cycled");
+    // Drained, not cancelled: every request the server saw finished and was counted.
+    assert_eq!(server.truth().requests, issued);
+    assert_eq!(r.failed, 0);
+    assert!(r.duration >= 0.6 && r.duration < 2.0, "{}", r.duration);
+    assert_eq!(r.success_rate(), 1.0);
+    assert!(!r.is_incomplete());
+    assert!(
+        r.scenario_id().contains("-n3-d0.6s-c2"),
+        "{}",
+        r.scenario_id()
+    );
+    // Fixed concurrency: the steady window is where 2 are in flight.
+    let s = r.steady.expect("steady figures");
+    assert_eq!(s.rule, "in_flight_cap");
+    assert!(s.requests > 0 && s.requests < issued, "{s:?}");
+    assert!(s.start_s >= 0.0 && s.end_s <= r.duration, "{s:?}");
+    assert!((s.median_tpot_ms - 5.0).abs() < 3.0, "{s:?}");
+}
+
+#[test]
+fn a_time_budget_under_a_rate_sends_the_schedule_up_to_it() {
+    let server = fake(FakeConfig {
+        ttft: ms(5),
+        itl: ms(1),
+        ..Default::default()
+    });
+    let mut cfg = config(&server.url());
+    cfg.params.request_rate = RequestRate::PerSecond(40.0);
+    cfg.params.duration_s = Some(0.5);
+    cfg.seed = 11;
+    let r = block_on(30, load::run_scenario(&cfg, prompts(4, 4, 2), &NoProgress)).unwrap();
+    // The same seeded schedule as a counted run, cut at the budget.
+    let due = load::schedule(200, RequestRate::PerSecond(40.0), 1.0, 11).unwrap();
+    let want = due.iter().filter(|t| t.as_secs_f64() < 0.5).count() as u64;
+    assert_eq!(r.completed + r.failed, want);
+    assert_eq!(server.truth().requests, want);
+    assert_eq!(r.steady.as_ref().map(|s| s.rule.as_str()), Some("mser5"));
+}
+
+#[test]
+fn a_time_budget_is_checked_before_anything_is_sent() {
+    let mut p = perfgate::record::ScenarioParams {
+        dataset_name: "random".into(),
+        num_prompts: 4,
+        duration_s: Some(5.0),
+        ..Default::default()
+    };
+    let err = load::check_scenario(&p).unwrap_err();
+    assert!(err.contains("duration_s needs max_concurrency"), "{err}");
+    p.max_concurrency = Some(2);
+    assert_eq!(load::check_scenario(&p), Ok(()));
+    p.duration_s = Some(f64::NAN);
+    let err = load::check_scenario(&p).unwrap_err();
+    assert!(
+        err.starts_with("duration_s must be a finite number"),
+        "{err}"
+    );
+}
+
 mod cli {
     use std::io::{BufRead, BufReader, Read, Write};
     use std::process::Stdio;
@@ -260,6 +335,51 @@ mod cli {
         assert_eq!(out.status.code(), Some(2));
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("/nonexistent/tok.json"), "{err}");
+    }
+
+    #[test]
+    fn run_with_a_time_budget_prints_it_and_the_steady_window() {
+        let server = fake(perfgate::fakeserver::FakeConfig {
+            ttft: ms(5),
+            itl: ms(2),
+            ..Default::default()
+        });
+        let dir = tempfile::tempdir().unwrap();
+        let tok = word_tokenizer_json(dir.path());
+        let args = "--random-input-len 8 --random-output-len 6 --num-prompts 3 \
+                    --max-concurrency 2 --duration-s 0.5";
+        let out = perfgate()
+            .args(["run", "--base-url", &server.url(), "--model", "fake-model"])
+            .arg("--tokenizer")
+            .arg(&tok)
+            .args(args.split_whitespace())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert!(
+            stdout.contains("Time budget (s):                         0.50"),
+            "{stdout}"
+        );
+        let issued = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("Requests issued:"))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .expect("requests issued");
+        assert!(issued > 3, "{stdout}");
+        assert!(
+            stdout.contains("Steady Window (in flight = cap)"),
+            "{stdout}"
+        );
+        // A budget needs a cap or a rate: refused before anything is sent, naming the flag.
+        let out = perfgate()
+            .args(["run", "--base-url", &server.url(), "--model", "fake-model"])
+            .args(["--num-prompts", "2", "--duration-s", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--duration-s needs max_concurrency"), "{err}");
     }
 
     #[test]

@@ -272,3 +272,44 @@ fn ab_of_a_chat_scenario_carries_its_fields_into_records_and_report() {
         "{report:#}"
     );
 }
+
+/// A scenario with a time budget runs until it has passed (cycling its one prompt), its record
+/// says so; without a cap or a rate the budget is refused on load, naming file, model, scenario.
+#[test]
+fn a_time_bounded_scenario_runs_for_its_budget_and_says_so() {
+    let server = fake(quick());
+    let dir = tempfile::tempdir().unwrap();
+    let (text, id) = suite(&format!("{PLAIN_PARAMS}duration_s = 0.4\n"));
+    assert!(id.ends_with("-n1-d0.4s-c1"), "{id}");
+    let records = check(dir.path(), &text, &server.url());
+    let r = &records[0];
+    assert_eq!(r.params.duration_s, Some(0.4));
+    assert!(r.completed > 1, "{} requests in 0.4 s", r.completed);
+    assert!(r.duration >= 0.4, "{}", r.duration);
+    assert_eq!(r.success_rate(), 1.0);
+    // The steady figures came back through the JSON Lines file (cap 1: in flight = 1).
+    let steady = r.steady.as_ref().expect("steady figures in the record");
+    assert_eq!(steady.rule, "in_flight_cap");
+    assert!(
+        steady.requests >= 1 && steady.output_throughput > 0.0,
+        "{steady:?}"
+    );
+
+    let unbounded = PLAIN_PARAMS.replace("max_concurrency = 1\n", "duration_s = 0.4\n");
+    let (text, id) = suite(&unbounded);
+    let file = dir.path().join("unbounded.toml");
+    std::fs::write(&file, text).unwrap();
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(&file)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let want = format!(
+        "{}: model `fake-model`, scenario `{id}`: duration_s needs max_concurrency",
+        file.display()
+    );
+    assert!(err.contains(&want), "{err}");
+}
