@@ -840,6 +840,9 @@ pub struct ScenarioResult {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derived: Vec<String>,
 
+    /// perfgate's own: GPU, CPU and server telemetry sampled beside the run (absent when off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::telemetry::Telemetry>,
     /// Distribution statistics under vLLM's key names (`mean_ttft_ms`, `p99_itl_ms`, …).
     #[serde(flatten)]
     pub stats: BTreeMap<String, f64>,

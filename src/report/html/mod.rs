@@ -16,6 +16,7 @@ use crate::record::{format_percentile, ScenarioResult, LATENCY_METRICS};
 use crate::report::sidebyside::central;
 
 pub mod plot;
+mod telemetry;
 
 const TEMPLATE: &str = include_str!("page.html");
 
@@ -251,6 +252,8 @@ struct ModelView {
     anchor: String,
     charts: Vec<ChartView>,
     engine: Option<SimpleTable>,
+    /// Telemetry beside the runs (`telemetry.rs`).
+    telemetry: Option<SimpleTable>,
     /// Series legend (label, colour) when the charts' colours are not the sides'.
     legend: Vec<(String, String)>,
 }
@@ -700,6 +703,7 @@ pub fn render(page: &Page<'_>) -> Result<String, HtmlError> {
             anchor: anchor(model),
             charts,
             engine: engine_table(page, model, scenarios),
+            telemetry: telemetry::table(page, model, scenarios),
             legend: Vec::new(),
         });
     }
@@ -811,6 +815,7 @@ pub fn render_history(h: &History, title: &str, generated: &str) -> Result<Strin
             anchor: anchor(model),
             charts,
             engine: None,
+            telemetry: None,
             legend: scen
                 .iter()
                 .enumerate()
