@@ -261,3 +261,41 @@ fn run_records_telemetry_with_nvidia_smi_first_on_path_and_not_with_the_switch()
         assert_eq!(on[k], off[k], "{k}");
     }
 }
+
+/// The recorded corpus (tests/data/cpu-llamacpp-telemetry, 16 llama.cpp launches on a loaded
+/// 2-core machine): every record carries the calibration covariate, and the leave-one-out CUPED
+/// adjustment lowers the launch-to-launch CV of output throughput in each of the 4 scenarios
+/// (the figures of docs/check.md, "Machine-state covariates").
+#[test]
+fn cuped_on_the_recorded_corpus_lowers_the_throughput_cv() {
+    use perfgate::telemetry::cuped;
+    use std::collections::BTreeMap;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/cpu-llamacpp-telemetry");
+    let mut rows: BTreeMap<String, (Vec<f64>, Vec<f64>)> = BTreeMap::new();
+    let mut files = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_none_or(|x| x != "jsonl") {
+            continue;
+        }
+        files += 1;
+        for r in perfgate::record::read_jsonl(&p).unwrap() {
+            let cal = r.telemetry.as_ref().and_then(|t| t.calibration_ms).unwrap();
+            let row = rows.entry(r.scenario_id()).or_default();
+            row.0.push(r.output_throughput);
+            row.1.push(cal);
+        }
+    }
+    assert_eq!(files, 16);
+    assert_eq!(rows.len(), 4);
+    for (id, (y, x)) in &rows {
+        let raw = cuped::cv(y).unwrap();
+        let loo = cuped::cv(&cuped::adjust_loo(y, x).unwrap()).unwrap();
+        eprintln!("{id}: CV {:.1}% → {:.1}%", raw * 100.0, loo * 100.0);
+        assert!(loo < raw, "{id}: {loo} vs {raw}");
+        assert!(
+            cuped::theta(y, x).unwrap() < 0.0,
+            "{id}: slower machine, less throughput"
+        );
+    }
+}

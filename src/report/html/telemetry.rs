@@ -94,3 +94,72 @@ pub(super) fn table(page: &Page<'_>, model: &str, scenarios: &[String]) -> Optio
     headers.push("GPU throttling".into());
     Some(SimpleTable { headers, rows })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{render, Dataset};
+    use super::*;
+    use crate::telemetry::{CpuSummary, GpuSummary};
+
+    fn series(median: f64) -> Option<Series> {
+        Some(Series {
+            n: 3,
+            min: median - 1.0,
+            median,
+            max: median + 1.0,
+        })
+    }
+
+    fn rec(cal: f64, reasons: &[&str]) -> ScenarioResult {
+        let mut r = ScenarioResult::synthetic("m", 4, 8, 8);
+        r.telemetry = Some(Telemetry {
+            calibration_ms: Some(cal),
+            cpu: Some(CpuSummary {
+                busy_frac: Some(0.5),
+                ..Default::default()
+            }),
+            gpus: vec![GpuSummary {
+                index: "0".into(),
+                sm_clock_mhz: series(1500.0),
+                mem_clock_mhz: None,
+                power_w: series(300.0),
+                temperature_c: None,
+                utilization_pct: None,
+                throttle_reasons: reasons.iter().map(|s| s.to_string()).collect(),
+            }],
+            ..Default::default()
+        });
+        r
+    }
+
+    #[test]
+    fn table_of_medians_over_runs_and_the_reasons_seen() {
+        let page = Page {
+            title: "t".into(),
+            report: None,
+            sides: vec![Dataset {
+                label: "current".into(),
+                records: vec![
+                    rec(30.0, &["gpu_idle"]),
+                    rec(40.0, &["sw_power_cap"]),
+                    rec(35.0, &[]),
+                ],
+                provenance: vec![],
+                engine_runs: vec![],
+            }],
+            generated: "now".into(),
+        };
+        let id = page.sides[0].records[0].scenario_id();
+        let t = table(&page, "m", std::slice::from_ref(&id)).unwrap();
+        assert_eq!(t.headers.len(), 3 + COLUMNS.len() + 1);
+        let row = &t.rows[0];
+        assert_eq!(&row[..4], ["current", id.as_str(), "3", "35.0"]);
+        assert_eq!(row[4], "–"); // no load average recorded
+        assert_eq!(row[6], "50.0%");
+        assert_eq!(row[8], "1.5k"); // the lowest SM clock, 1499
+        assert_eq!(row.last().unwrap(), "sw_power_cap");
+        assert!(table(&page, "other", &[id]).is_none());
+        let html = render(&page).unwrap();
+        assert!(html.contains("<table class=\"data telemetry\">"), "{html}");
+    }
+}
