@@ -299,3 +299,51 @@ fn cuped_on_the_recorded_corpus_lowers_the_throughput_cv() {
         );
     }
 }
+
+/// `perfgate check` prints one line under its table when a run saw its GPU throttled, and none
+/// otherwise.
+#[test]
+fn check_names_gpu_throttling_in_one_line() {
+    const SEED: &str = "baselines/v0.10.1.toml";
+    let dir = tempfile::tempdir().unwrap();
+    let o = perfgate()
+        .args(["baseline", "show", "--json", SEED])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let plain = String::from_utf8(o.stdout).unwrap();
+    let throttled: String = plain
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let mut v: serde_json::Value = serde_json::from_str(l).unwrap();
+            if i == 0 {
+                v["telemetry"] = serde_json::json!({"interval_s": 1.0, "samples": 3,
+                    "gpus": [{"index": "0", "throttle_reasons": ["gpu_idle", "hw_thermal_slowdown"]}]});
+            }
+            format!("{v}\n")
+        })
+        .collect();
+    let run = |text: &str| {
+        let p = dir.path().join("r.jsonl");
+        std::fs::write(&p, text).unwrap();
+        let o = perfgate()
+            .args(["check", "--baseline", SEED, "--results"])
+            .arg(&p)
+            .args(["--color", "never"])
+            .output()
+            .unwrap();
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let out = run(&throttled);
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("GPU throttling"))
+        .collect();
+    assert_eq!(lines.len(), 1, "{out}");
+    assert!(
+        lines[0].starts_with("GPU throttling in 1 of 1 sampled runs (hw_thermal_slowdown)"),
+        "{out}"
+    );
+    assert!(!run(&plain).contains("GPU throttling"));
+}
