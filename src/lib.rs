@@ -6,13 +6,14 @@
 //! # Dependency rules
 //! Four layers; a module imports only modules of its own layer or a lower one.
 //! - **Core** (pure: no processes, no network, no terminal, no flags; never names
-//!   tokio/reqwest/hyper/http/octocrab/nix/libc/socket2/indicatif/clap): [`text`], [`redact`],
-//!   [`record`], [`export`], [`launch`], [`suite`], [`dataset`], [`tokenizer`], [`steady`],
-//!   [`metrics`],
+//!   tokio/reqwest/hyper/http/octocrab/nix/libc/socket2/indicatif/clap): [`text`], [`telemetry`],
+//!   [`redact`], [`record`], [`export`], [`launch`], [`suite`], [`dataset`], [`tokenizer`],
+//!   [`steady`], [`metrics`],
 //!   [`baseline`], [`import`], [`workload`], [`gate`], [`history`], [`report`]. One counted
 //!   exception: [`record`] derives `clap::ValueEnum` for the enums the flags take as values.
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
-//!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`github`] (posts what
+//!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`monitor`] (telemetry
+//!   sampled beside a run on its own thread), [`github`] (posts what
 //!   [`report`] rendered; never renders), [`atomic`] (whole-file writes, SIGXFSZ), `fakeserver`
 //!   (the fake engine of tests, benches and `perfgate fake-server`; only with the `fake-server`
 //!   feature).
@@ -44,12 +45,14 @@ pub mod history;
 pub mod import;
 pub mod launch;
 pub mod metrics;
+pub mod monitor;
 pub mod record;
 pub mod redact;
 pub mod report;
 pub mod runner;
 pub mod steady;
 pub mod suite;
+pub mod telemetry;
 pub mod text;
 pub mod tokenizer;
 pub mod workload;

@@ -187,7 +187,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__ab)
-            opts="-h --suite --base-engine-cmd --base-engine-image --engine-cmd --engine-image --base-label --label --max-launches --max-minutes --order --seed --dry-run --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --suite --base-engine-cmd --base-engine-image --engine-cmd --engine-image --base-label --label --max-launches --max-minutes --order --seed --dry-run --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --no-telemetry --telemetry-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -330,6 +330,10 @@ _perfgate() {
                     return 0
                     ;;
                 --metrics-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --telemetry-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -695,7 +699,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__bisect)
-            opts="-h --good --bad --revisions --repo --suite --baseline --engine-cmd --engine-image --prepare-cmd --scenarios --metrics --gate --max-minutes --max-pairs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --good --bad --revisions --repo --suite --baseline --engine-cmd --engine-image --prepare-cmd --scenarios --metrics --gate --max-minutes --max-pairs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --no-telemetry --telemetry-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -793,6 +797,10 @@ _perfgate() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --telemetry-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --warmup-requests)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -821,7 +829,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__check)
-            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --no-telemetry --telemetry-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -956,6 +964,10 @@ _perfgate() {
                     return 0
                     ;;
                 --metrics-interval)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --telemetry-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1629,7 +1641,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__run)
-            opts="-h --base-url --host --port --endpoint --backend --model --served-model-name --tokenizer --dataset-name --dataset-path --num-prompts --duration-s --random-input-len --random-output-len --random-range-ratio --random-prefix-len --range-convention --sharegpt-output-len --prefix-repetition-prefix-len --prefix-repetition-suffix-len --prefix-repetition-num-prefixes --prefix-repetition-output-len --custom-output-len --custom-skip-chat-template --spec-bench-output-len --spec-bench-category --no-oversample --timed-trace-sec-multiplier --timed-trace-chunk-hash-size --self-timed --request-rate --burstiness --ramp-up-strategy --ramp-up-start-rps --ramp-up-end-rps --max-concurrency --num-warmups --seed --ignore-eos --temperature --top-p --top-k --min-p --frequency-penalty --presence-penalty --repetition-penalty --extra-body --header --metadata --ready-check-timeout-sec --percentile-metrics --metric-percentiles --goodput --save-result --append-result --label --input-len --output-len --request-id-prefix --lora-modules --lora-assignment --trace --multi-turn --max-turns --trust-remote-code --tokenizer-mode --plot-timeline --timeline-itl-thresholds --plot-dataset-stats --result-dir --result-filename --save-detailed --save-detailed-format --request-timeout --no-keep-alive --retokenize --no-progress --help"
+            opts="-h --base-url --host --port --endpoint --backend --model --served-model-name --tokenizer --dataset-name --dataset-path --num-prompts --duration-s --random-input-len --random-output-len --random-range-ratio --random-prefix-len --range-convention --sharegpt-output-len --prefix-repetition-prefix-len --prefix-repetition-suffix-len --prefix-repetition-num-prefixes --prefix-repetition-output-len --custom-output-len --custom-skip-chat-template --spec-bench-output-len --spec-bench-category --no-oversample --timed-trace-sec-multiplier --timed-trace-chunk-hash-size --self-timed --request-rate --burstiness --ramp-up-strategy --ramp-up-start-rps --ramp-up-end-rps --max-concurrency --num-warmups --seed --ignore-eos --temperature --top-p --top-k --min-p --frequency-penalty --presence-penalty --repetition-penalty --extra-body --header --metadata --ready-check-timeout-sec --percentile-metrics --metric-percentiles --goodput --save-result --append-result --label --input-len --output-len --request-id-prefix --lora-modules --lora-assignment --trace --multi-turn --max-turns --trust-remote-code --tokenizer-mode --plot-timeline --timeline-itl-thresholds --plot-dataset-stats --result-dir --result-filename --save-detailed --save-detailed-format --request-timeout --no-keep-alive --retokenize --no-progress --no-telemetry --telemetry-interval --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1888,6 +1900,10 @@ _perfgate() {
                     return 0
                     ;;
                 --request-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --telemetry-interval)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

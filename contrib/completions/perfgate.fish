@@ -117,6 +117,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-dir -d 
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l result-filename -d 'Result file name (default: BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed-format -d 'Where `--save-detailed` puts the per-request data, comma-separated: `json` (vLLM\'s arrays in the result JSON), `jsonl` and `csv` (one row per request, in the files RESULT.requests.jsonl and RESULT.requests.csv beside the result file). Implies `--save-detailed`; the files are written even without `--save-result`' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-timeout -d 'Per-request timeout in seconds (default: none)' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l telemetry-interval -d 'Seconds between telemetry samples' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-skip-chat-template -d 'custom: accepted for vLLM compatibility (vLLM 0.33 spells it `--skip-chat-template`); perfgate never applies a chat template client-side (the chat endpoint applies the server\'s)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-oversample -d 'custom, sharegpt, spec_bench, burstgpt: when the file has fewer prompts than --num-prompts, run those instead of repeating them'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l self-timed -d 'timed_trace: vLLM\'s switch for sending at the trace\'s own times. Accepted: perfgate always sends a trace\'s requests at their times'
@@ -130,6 +131,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed 
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-keep-alive -d 'A fresh connection per request (as vLLM\'s and SGLang\'s clients do) instead of reusing connections opened before the run. Needed for llama.cpp\'s server, which announces keep-alive but closes the connection after a streamed response'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l retokenize -d 'Re-tokenize every generated text and report total_output_tokens_retokenized'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-progress -d 'No progress bar'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-telemetry -d 'No telemetry beside the run. On by default: `nvidia-smi` when on PATH, the CPU\'s load, clocks and steal time, and the server\'s /metrics gauges, sampled on a thread of their own, plus a 0.2 s calibration loop timed before the run; written under the result\'s `telemetry` key'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c perfgate -n "__fish_perfgate_using_subcommand import" -s o -l output -d 'Write the records here instead of standard output' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand import" -l model -d 'The model, for files that do not name it' -r
@@ -237,6 +239,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l start-timeou
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l stop-grace -d 'Seconds between SIGTERM and SIGKILL when stopping an engine' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l unresponsive-timeout -d 'An engine whose /health fails this long during a scenario counts as hung' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l metrics-interval -d 'Seconds between /metrics samples during a scenario' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l telemetry-interval -d 'Seconds between telemetry samples' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l warmup-requests -d 'Warm-up after each launch: a discarded pass of every scenario\'s shape (its lengths and concurrency, prompts from another seed) before the measured runs. `auto`: per scenario, its max concurrency (or prompt count) requests, at most its prompt count; N: N requests per scenario; 0: no warm-up' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l tokenizer -d 'Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l dataset-path -d 'ShareGPT JSON for `sharegpt` scenarios' -r -F
@@ -251,6 +254,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l fail-on-post
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l dry-run -d 'Print every rendered launch command and scenario; run nothing'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l shuffle-scenarios -d 'Run the scenarios of a launch in a reproducible shuffled order (the same for every model and side) instead of the file\'s order'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-cache-reset -d 'Do not reset the engine\'s caches between scenarios (vLLM `POST /reset_prefix_cache`, SGLang `POST /flush_cache`, llama.cpp `"cache_prompt": false` in every request)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand check" -l no-telemetry -d 'No telemetry beside the scenarios. On by default: `nvidia-smi` when on PATH (clocks, power, temperature, throttle reasons), the CPU\'s load, clocks and steal time, and the engine\'s /metrics gauges, sampled on a thread of their own, plus a 0.2 s calibration loop timed before each scenario; summarised in each record\'s `telemetry` key'
 complete -c perfgate -n "__fish_perfgate_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l suite -d 'The suite: a suite or baseline TOML file (models, scenarios, engine preset, `[gate]`); its numbers, if any, are not used' -r -F
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l base-engine-cmd -d 'The base arm\'s engine command template (e.g. main\'s build); default: the suite\'s' -r
@@ -292,6 +296,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l start-timeout -
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l stop-grace -d 'Seconds between SIGTERM and SIGKILL when stopping an engine' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l unresponsive-timeout -d 'An engine whose /health fails this long during a scenario counts as hung' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l metrics-interval -d 'Seconds between /metrics samples during a scenario' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l telemetry-interval -d 'Seconds between telemetry samples' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l warmup-requests -d 'Warm-up after each launch: a discarded pass of every scenario\'s shape (its lengths and concurrency, prompts from another seed) before the measured runs. `auto`: per scenario, its max concurrency (or prompt count) requests, at most its prompt count; N: N requests per scenario; 0: no warm-up' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l tokenizer -d 'Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l dataset-path -d 'ShareGPT JSON for `sharegpt` scenarios' -r -F
@@ -306,6 +311,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l allow-fork -d '
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l fail-on-post-error -d 'Exit 3 when posting to GitHub fails (default: warn; the exit code reflects the gate)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l shuffle-scenarios -d 'Run the scenarios of a launch in a reproducible shuffled order (the same for every model and side) instead of the file\'s order'
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l no-cache-reset -d 'Do not reset the engine\'s caches between scenarios (vLLM `POST /reset_prefix_cache`, SGLang `POST /flush_cache`, llama.cpp `"cache_prompt": false` in every request)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -l no-telemetry -d 'No telemetry beside the scenarios. On by default: `nvidia-smi` when on PATH (clocks, power, temperature, throttle reasons), the CPU\'s load, clocks and steal time, and the engine\'s /metrics gauges, sampled on a thread of their own, plus a 0.2 s calibration loop timed before each scenario; summarised in each record\'s `telemetry` key'
 complete -c perfgate -n "__fish_perfgate_using_subcommand ab" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l good -d 'A revision without the regression (the older end)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l bad -d 'A revision with the regression (the newer end)' -r
@@ -329,6 +335,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l start-timeo
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l stop-grace -d 'Seconds between SIGTERM and SIGKILL when stopping an engine' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l unresponsive-timeout -d 'An engine whose /health fails this long during a scenario counts as hung' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l metrics-interval -d 'Seconds between /metrics samples during a scenario' -r
+complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l telemetry-interval -d 'Seconds between telemetry samples' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l warmup-requests -d 'Warm-up after each launch: a discarded pass of every scenario\'s shape (its lengths and concurrency, prompts from another seed) before the measured runs. `auto`: per scenario, its max concurrency (or prompt count) requests, at most its prompt count; N: N requests per scenario; 0: no warm-up' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l tokenizer -d 'Tokenizer for prompt synthesis for every model (a tokenizer.json path, or `server`)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l dataset-path -d 'ShareGPT JSON for `sharegpt` scenarios' -r -F
@@ -336,6 +343,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l request-tim
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l scenario-timeout -d 'Hard limit in seconds for one scenario run, after which it counts as an engine fault' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l shuffle-scenarios -d 'Run the scenarios of a launch in a reproducible shuffled order (the same for every model and side) instead of the file\'s order'
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l no-cache-reset -d 'Do not reset the engine\'s caches between scenarios (vLLM `POST /reset_prefix_cache`, SGLang `POST /flush_cache`, llama.cpp `"cache_prompt": false` in every request)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -l no-telemetry -d 'No telemetry beside the scenarios. On by default: `nvidia-smi` when on PATH (clocks, power, temperature, throttle reasons), the CPU\'s load, clocks and steal time, and the engine\'s /metrics gauges, sampled on a thread of their own, plus a 0.2 s calibration loop timed before each scenario; summarised in each record\'s `telemetry` key'
 complete -c perfgate -n "__fish_perfgate_using_subcommand bisect" -s h -l help -d 'Print help'
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l map -d 'Pair a model of A with a differently named model of B (`A_MODEL=B_MODEL`); repeatable. Models are otherwise paired only by identical names' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand compare" -l html -d 'Also write the side by side as a self-contained HTML page with plots' -r -F

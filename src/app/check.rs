@@ -81,6 +81,12 @@ pub fn publish(
     } else {
         print!("{table}");
     }
+    if let Some(line) = report::telemetry::throttle_line(current) {
+        match json_to_stdout {
+            true => eprintln!("{line}"),
+            false => println!("{line}"),
+        }
+    }
     if let Some(p) = opts.json.as_deref().filter(|_| !json_to_stdout) {
         write(p, &report::render_json(report))?;
     }

@@ -8,6 +8,7 @@ use anyhow::Context;
 use super::{infra, Exit};
 use crate::cli::run::RunArgs;
 use crate::client::load::{self, LoadError};
+use crate::monitor::{Monitor, MonitorConfig};
 use crate::report::output;
 use crate::runner::scenario_run;
 use crate::runner::single::{self, Bar, SingleError};
@@ -80,11 +81,16 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
     let cfg = sc.run;
     let progress = Bar::new(!args.no_progress);
     let spec_before = rt.block_on(single::spec_decode_counters(&base_url));
+    let monitor = (!args.no_telemetry).then(|| {
+        let every = Duration::from_secs_f64(args.telemetry_interval);
+        Monitor::start(MonitorConfig::new(every, Some(base_url.clone())))
+    });
     let mut outcome = match rt.block_on(load::run_work(&cfg, work, &progress)) {
         Ok(o) => o,
         Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
         Err(e) => return Err(anyhow::Error::new(e)),
     };
+    outcome.result.telemetry = monitor.map(Monitor::finish);
     let spec_after = rt.block_on(single::spec_decode_counters(&base_url));
     let spec = crate::workload::spec_decode::delta(spec_before.as_ref(), spec_after.as_ref());
     outcome.result.metadata = extras.metadata.clone();

@@ -110,6 +110,17 @@ pub struct LaunchArgs {
     #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = num::secs)]
     pub metrics_interval: f64,
 
+    /// No telemetry beside the scenarios. On by default: `nvidia-smi` when on PATH (clocks,
+    /// power, temperature, throttle reasons), the CPU's load, clocks and steal time, and the
+    /// engine's /metrics gauges, sampled on a thread of their own, plus a 0.2 s calibration loop
+    /// timed before each scenario; summarised in each record's `telemetry` key.
+    #[arg(long)]
+    pub no_telemetry: bool,
+
+    /// Seconds between telemetry samples.
+    #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = num::secs)]
+    pub telemetry_interval: f64,
+
     /// Warm-up after each launch: a discarded pass of every scenario's shape (its lengths and
     /// concurrency, prompts from another seed) before the measured runs. `auto`: per scenario,
     /// its max concurrency (or prompt count) requests, at most its prompt count; N: N requests
@@ -177,6 +188,10 @@ impl LaunchArgs {
             grace: secs("--stop-grace", self.stop_grace)?,
             unresponsive: secs("--unresponsive-timeout", self.unresponsive_timeout)?,
             metrics_every: secs("--metrics-interval", self.metrics_interval)?,
+            telemetry: match self.no_telemetry {
+                true => None,
+                false => Some(secs("--telemetry-interval", self.telemetry_interval)?),
+            },
             warmup: self.warmup_requests,
             shuffle: self.shuffle_scenarios,
             cache_reset: !self.no_cache_reset,

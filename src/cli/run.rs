@@ -283,6 +283,15 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, alias = "disable-tqdm")]
     pub no_progress: bool,
+    /// No telemetry beside the run. On by default: `nvidia-smi` when on PATH, the CPU's load,
+    /// clocks and steal time, and the server's /metrics gauges, sampled on a thread of their
+    /// own, plus a 0.2 s calibration loop timed before the run; written under the result's
+    /// `telemetry` key.
+    #[arg(long)]
+    pub no_telemetry: bool,
+    /// Seconds between telemetry samples.
+    #[arg(long, default_value_t = 1.0, value_name = "SECS", value_parser = num::secs)]
+    pub telemetry_interval: f64,
 }
 
 /// `perfgate fake-server`: a fake OpenAI streaming server for demos and benchmarks.

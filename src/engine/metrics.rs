@@ -123,6 +123,19 @@ impl Snapshot {
         None
     }
 
+    /// The gauges telemetry keeps, by perfgate's name (`running`, `waiting`, `kv_cache_usage`:
+    /// [`crate::telemetry::SERVER_GAUGES`]), under whichever names this engine exposes them.
+    pub fn gauges(&self) -> Vec<(&'static str, f64)> {
+        [
+            ("running", RUNNING),
+            ("waiting", WAITING),
+            ("kv_cache_usage", KV_USAGE),
+        ]
+        .into_iter()
+        .filter_map(|(n, names)| self.find(names).map(|(_, v)| (n, v)))
+        .collect()
+    }
+
     /// The namespace of the engine's metrics (`vllm`, `sglang`, `lmdeploy`, `llamacpp`), if any.
     pub fn namespace(&self) -> Option<String> {
         let mut counts: BTreeMap<&str, usize> = BTreeMap::new();

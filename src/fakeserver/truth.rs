@@ -155,7 +155,9 @@ impl Recorder {
              # TYPE fake_tokens_total counter\nfake_tokens_total {}\n\
              # TYPE fake_ttft_seconds summary\nfake_ttft_seconds_sum {}\nfake_ttft_seconds_count {}\n\
              # TYPE fake_chunk_gap_seconds summary\nfake_chunk_gap_seconds_sum {}\nfake_chunk_gap_seconds_count {}\n\
-             # TYPE fake_requests_running gauge\nfake_requests_running {}\n{}",
+             # TYPE fake_requests_running gauge\nfake_requests_running {}\n\
+             # TYPE fake:num_requests_running gauge\nfake:num_requests_running {}\n\
+             # TYPE fake:num_requests_waiting gauge\nfake:num_requests_waiting 0\n{}",
             self.requests(),
             a.completed,
             a.tokens,
@@ -163,6 +165,7 @@ impl Recorder {
             a.ttft_ns.len(),
             a.gap_sum_ns as f64 / 1e9,
             a.gap_count,
+            self.in_flight.load(Ordering::Relaxed),
             self.in_flight.load(Ordering::Relaxed),
             self.spec_text(&a),
         )

@@ -278,6 +278,9 @@ pub struct ScenarioResult {
     /// Figures over the run's steady window, beside the whole-run ones (see [`crate::steady`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady: Option<crate::steady::Steady>,
+    /// perfgate's own: GPU, CPU and server telemetry sampled beside the run (absent when off).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub telemetry: Option<crate::telemetry::Telemetry>,
 
     /// Distribution statistics under vLLM's key names (`mean_ttft_ms`, `p99_itl_ms`, …).
     #[serde(flatten)]

@@ -13,6 +13,7 @@ pub mod noise;
 pub mod output;
 pub mod pages;
 pub mod sidebyside;
+pub mod telemetry;
 pub mod terminal;
 
 pub use json::render_json;

@@ -65,6 +65,8 @@ pub struct Settings {
     pub unresponsive: Duration,
     /// Between `/metrics` samples.
     pub metrics_every: Duration,
+    /// Between telemetry samples (`None`: no telemetry, `--no-telemetry`).
+    pub telemetry: Option<Duration>,
     /// The warm-up pass after each launch.
     pub warmup: Warmup,
     /// Shuffle the scenario order (reproducibly) instead of the file's order.

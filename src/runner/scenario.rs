@@ -9,6 +9,7 @@ use crate::client::ClientConfig;
 use crate::dataset::Prompt;
 use crate::engine::{self, metrics, EngineError};
 use crate::metrics::MetricsConfig;
+use crate::monitor::{Monitor, MonitorConfig};
 use crate::record::ScenarioResult;
 use crate::suite::{self, CacheReset, ModelPlan, ScenarioPlan};
 use crate::tokenizer::Tokenize;
@@ -105,6 +106,11 @@ impl Runner {
                 std::future::pending::<()>().await
             }
         };
+        // Telemetry on a thread of its own, stopped when this function returns (dropped).
+        let monitor = self
+            .settings
+            .telemetry
+            .map(|every| Monitor::start(MonitorConfig::new(every, Some(base.clone()))));
         let engine = &mut l.engine;
         let timeout = self.settings.scenario_timeout;
         let result = tokio::select! {
@@ -122,6 +128,7 @@ impl Runner {
             }
             _ = self.until_interrupted() => return Outcome::Interrupted,
         };
+        let telemetry = monitor.map(Monitor::finish);
         if metrics_on {
             let after = metrics::scrape(&http, &base).await;
             let mut smp = sampler.lock().unwrap_or_else(|p| p.into_inner());
@@ -179,6 +186,7 @@ impl Runner {
                 rec.arm = self.tag.map(|t| t.0);
                 rec.pair = self.tag.map(|t| t.1);
                 rec.seed = Some(sp.seed);
+                rec.telemetry = telemetry;
                 rec.source
                     .get_or_insert_with(|| "perfgate check (live)".into());
                 Outcome::Measured(rec.into())

@@ -17,8 +17,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// Pure: no processes, no network, no terminal, no flags. Imports only core modules.
-const CORE: [&str; 16] = [
+const CORE: [&str; 17] = [
     "text",
+    "telemetry",
     "redact",
     "record",
     "export",
@@ -37,7 +38,14 @@ const CORE: [&str; 16] = [
 ];
 /// The outside world: the measuring HTTP client, engine processes, GitHub, the fake engine, the
 /// file system's atomic writes. Imports core modules and other edges.
-const EDGE: [&str; 5] = ["client", "engine", "github", "fakeserver", "atomic"];
+const EDGE: [&str; 6] = [
+    "client",
+    "engine",
+    "monitor",
+    "github",
+    "fakeserver",
+    "atomic",
+];
 /// Wires edges into a run: the live suite runner and the bisection over revisions.
 const ORCHESTRATION: [&str; 2] = ["runner", "bisect"];
 /// The command line: the flags (`cli`) and what each command does with them (`app`).

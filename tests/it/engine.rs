@@ -556,6 +556,9 @@ fn live_engine_killed_mid_scenario_gives_error_rows_and_the_next_model_runs() {
     assert_eq!(recs[0].model, "model-b");
     assert_eq!(recs[0].completed, 4);
     assert_eq!(recs[0].total_output_tokens, 20);
+    // Live runs carry telemetry (the calibration, the CPU, the fake server's gauges).
+    let t = recs[0].telemetry.as_ref().expect("telemetry on by default");
+    assert!(t.calibration_ms.is_some() && t.cpu.is_some(), "{t:?}");
     let b_rows = rows_of(&r.report, "model-b");
     assert!(
         b_rows.iter().all(|row| row["verdict"] != "error"),

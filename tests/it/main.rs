@@ -23,6 +23,7 @@ mod run;
 mod signoff;
 mod suite_fields;
 mod support;
+mod telemetry;
 mod vllm;
 mod wire;
 mod workloads;

@@ -80,6 +80,7 @@ fn model_view(
         anchor: anchor(model),
         charts,
         engine: None,
+        telemetry: None,
         legend: scen
             .iter()
             .enumerate()

@@ -19,6 +19,7 @@ mod provenance;
 
 pub use history_page::render_history;
 pub use provenance::{baseline_provenance, records_provenance};
+mod telemetry;
 
 const TEMPLATE: &str = include_str!("page.html");
 
@@ -137,6 +138,8 @@ struct ModelView {
     anchor: String,
     charts: Vec<ChartView>,
     engine: Option<SimpleTable>,
+    /// Telemetry beside the runs (`telemetry.rs`).
+    telemetry: Option<SimpleTable>,
     /// Series legend (label, colour) when the charts' colours are not the sides'.
     legend: Vec<(String, String)>,
 }
@@ -586,6 +589,7 @@ pub fn render(page: &Page<'_>) -> Result<String, HtmlError> {
             anchor: anchor(model),
             charts,
             engine: engine_table(page, model, scenarios),
+            telemetry: telemetry::table(page, model, scenarios),
             legend: Vec::new(),
         });
     }

@@ -1,0 +1,121 @@
+//! Samples telemetry beside a run on a thread and runtime of its own, never the measuring
+//! client's: `nvidia-smi` when it is on `PATH`, the CPU's `/proc` files and the server's
+//! `/metrics` gauges, every `every` (1 s by default), into a bounded accumulator
+//! ([`crate::telemetry::TelemetryAcc`]). A missing or failing source is noted once in the
+//! record and left alone after that; it never fails or slows the run. [`Monitor::finish`] (or
+//! dropping the monitor) stops and joins the thread; an `nvidia-smi` still running then is
+//! killed and reaped.
+//!
+//! Before sampling starts, [`calibrate`] times a fixed CPU loop on the caller's thread (about
+//! 0.2 s, while nothing else of perfgate runs): the machine's speed just before the run, the
+//! covariate of [`crate::telemetry::cuped`].
+
+mod sources;
+
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crate::telemetry::{Telemetry, TelemetryAcc};
+
+/// What to sample.
+#[derive(Debug, Clone)]
+pub struct MonitorConfig {
+    /// Between sampling rounds.
+    pub every: Duration,
+    /// The server whose `/metrics` to scrape (`None`: no server gauges).
+    pub base_url: Option<String>,
+    /// The `nvidia-smi` program (a name looked up on `PATH`, or a path).
+    pub nvidia_smi: String,
+    /// Time the calibration loop before sampling starts.
+    pub calibrate: bool,
+}
+
+impl MonitorConfig {
+    pub fn new(every: Duration, base_url: Option<String>) -> Self {
+        MonitorConfig {
+            every,
+            base_url,
+            nvidia_smi: "nvidia-smi".into(),
+            calibrate: true,
+        }
+    }
+}
+
+/// A running sampler. Stop it with [`Monitor::finish`]; a dropped one stops too.
+pub struct Monitor {
+    stop: Option<tokio::sync::watch::Sender<bool>>,
+    thread: Option<JoinHandle<TelemetryAcc>>,
+    every: Duration,
+    calibration_ms: Option<f64>,
+}
+
+impl Monitor {
+    /// Calibrate (when asked), then start sampling on a new thread. A thread or runtime that
+    /// cannot start is noted in the summary, not an error.
+    pub fn start(cfg: MonitorConfig) -> Monitor {
+        let calibration_ms = cfg.calibrate.then(calibrate);
+        let (stop, stopped) = tokio::sync::watch::channel(false);
+        let every = cfg.every;
+        let thread = std::thread::Builder::new()
+            .name("perfgate-telemetry".into())
+            .spawn(move || sources::sample(&cfg, stopped))
+            .ok();
+        Monitor {
+            stop: Some(stop),
+            thread,
+            every,
+            calibration_ms,
+        }
+    }
+
+    /// Stop sampling, join the thread and summarise.
+    pub fn finish(mut self) -> Telemetry {
+        let acc = self.halt().unwrap_or_else(|| {
+            let mut a = TelemetryAcc::default();
+            a.note("telemetry", "the sampling thread did not start or panicked");
+            a
+        });
+        acc.summary(self.every.as_secs_f64(), self.calibration_ms)
+    }
+
+    fn halt(&mut self) -> Option<TelemetryAcc> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(true);
+        }
+        self.thread.take()?.join().ok()
+    }
+}
+
+impl Drop for Monitor {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+/// Work units of the calibration loop: 2^20 steps of a xorshift generator each.
+const UNIT: u64 = 1 << 20;
+/// How long the calibration runs.
+const CALIBRATION: Duration = Duration::from_millis(200);
+
+/// Milliseconds one unit of a fixed integer loop (2^20 xorshift64 steps) takes, the mean over
+/// the units run in about 0.2 s: higher when the CPU is slower at this moment (clocks, other
+/// tenants, steal). Comparable between runs of the same perfgate build on one machine only.
+pub fn calibrate() -> f64 {
+    let start = Instant::now();
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut units = 0u64;
+    loop {
+        for i in 0..UNIT {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x = x.wrapping_add(i);
+        }
+        x = std::hint::black_box(x);
+        units += 1;
+        if start.elapsed() >= CALIBRATION {
+            break;
+        }
+    }
+    start.elapsed().as_secs_f64() * 1e3 / units as f64
+}
