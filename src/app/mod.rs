@@ -18,6 +18,7 @@ mod import;
 mod inputs;
 mod live;
 mod merge;
+mod plan;
 mod promote;
 mod report;
 mod run;
@@ -112,6 +113,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
                 Err(e) => Err(e.into()),
             }
         }
+        Command::Plan(a) => plan::exec(*a),
         Command::Compare(a) => compare::exec(a),
         Command::Report(a) => report::exec(a),
         Command::History(a) => history::exec(a),

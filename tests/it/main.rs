@@ -17,6 +17,7 @@ mod github;
 mod hostile;
 mod import;
 mod llamacpp;
+mod plan;
 mod run;
 mod signoff;
 mod suite_fields;
