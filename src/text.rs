@@ -98,6 +98,23 @@ pub fn file_name_part(name: &str, max: usize) -> String {
     format!("{}{suffix}", &clean[..cut])
 }
 
+/// The error and its causes on one line, like `{err:#}`, but a cause whose text the message
+/// already holds (an I/O error that a wrapper quoted) is not printed a second time.
+pub fn error_chain(err: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if text.is_empty() || out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,6 +55,9 @@ _perfgate() {
             perfgate,merge)
                 cmd="perfgate__subcmd__merge"
                 ;;
+            perfgate,plan)
+                cmd="perfgate__subcmd__plan"
+                ;;
             perfgate,report)
                 cmd="perfgate__subcmd__report"
                 ;;
@@ -142,6 +145,9 @@ _perfgate() {
             perfgate__subcmd__help,merge)
                 cmd="perfgate__subcmd__help__subcmd__merge"
                 ;;
+            perfgate__subcmd__help,plan)
+                cmd="perfgate__subcmd__help__subcmd__plan"
+                ;;
             perfgate__subcmd__help,report)
                 cmd="perfgate__subcmd__help__subcmd__report"
                 ;;
@@ -173,7 +179,7 @@ _perfgate() {
 
     case "${cmd}" in
         perfgate)
-            opts="-h -V --help --version run import baseline check ab bisect compare report history comment merge fake-server completions man help"
+            opts="-h -V --help --version run import baseline check ab bisect plan compare report history comment merge fake-server completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -187,7 +193,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__ab)
-            opts="-h --suite --base-engine-cmd --base-engine-image --engine-cmd --engine-image --base-label --label --max-launches --max-minutes --order --seed --dry-run --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --no-telemetry --telemetry-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --suite --base-engine-cmd --base-engine-image --engine-cmd --engine-image --base-label --label --max-launches --plan --max-minutes --order --seed --dry-run --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --no-telemetry --telemetry-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -222,6 +228,10 @@ _perfgate() {
                     return 0
                     ;;
                 --max-launches)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -829,7 +839,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__check)
-            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --no-telemetry --telemetry-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
+            opts="-h --baseline --results --json --markdown --html --gate --fail-on --color --kind --github --repo --pr --sha --no-comment --no-check-run --no-summary --check-name --allow-fork --comment-author --fail-on-post-error --github-retries --github-retry-delay-ms --github-timeout-secs --dry-run --runs --engine-cmd --engine-image --base-url --rerun --max-reruns --plan --save-baseline --runs-per-launch --shuffle-scenarios --no-cache-reset --models --port --output-dir --session --start-timeout --stop-grace --unresponsive-timeout --metrics-interval --no-telemetry --telemetry-interval --warmup-requests --tokenizer --dataset-path --request-timeout --scenario-timeout --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -924,6 +934,10 @@ _perfgate() {
                     return 0
                     ;;
                 --max-reruns)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --plan)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1163,7 +1177,7 @@ _perfgate() {
             return 0
             ;;
         perfgate__subcmd__help)
-            opts="run import baseline check ab bisect compare report history comment merge fake-server completions man help"
+            opts="run import baseline check ab bisect plan compare report history comment merge fake-server completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1442,6 +1456,20 @@ _perfgate() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        perfgate__subcmd__help__subcmd__plan)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         perfgate__subcmd__help__subcmd__report)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1592,6 +1620,68 @@ _perfgate() {
                     return 0
                     ;;
                 -o)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        perfgate__subcmd__plan)
+            opts="-h --gate --delta-pct --alpha --power --startup-s --launches-tsv --max-runs-per-launch --max-launches --compare-launches --compare-pairs --compare-runs-per-launch --json --save --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --gate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --delta-pct)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --alpha)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --power)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --startup-s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --launches-tsv)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-runs-per-launch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-launches)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-launches)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-pairs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --compare-runs-per-launch)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --save)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -18,6 +18,7 @@ mod import;
 mod inputs;
 mod live;
 mod merge;
+mod plan;
 mod promote;
 mod report;
 mod run;
@@ -69,7 +70,10 @@ pub fn main(cli: Cli) -> ExitCode {
     match dispatch(cli) {
         Ok(exit) => exit.into(),
         Err(err) => {
-            eprintln!("perfgate: error: {}", crate::redact::text(&message(&err)));
+            eprintln!(
+                "perfgate: error: {}",
+                crate::redact::text(&crate::text::error_chain(&err))
+            );
             if err.chain().any(|c| c.downcast_ref::<Infra>().is_some()) {
                 Exit::Infra.into()
             } else {
@@ -77,23 +81,6 @@ pub fn main(cli: Cli) -> ExitCode {
             }
         }
     }
-}
-
-/// The error and its causes on one line, like `{err:#}`, but a cause whose text the message
-/// already holds (an I/O error that a wrapper quoted) is not printed a second time.
-pub fn message(err: &anyhow::Error) -> String {
-    let mut out = String::new();
-    for cause in err.chain() {
-        let text = cause.to_string();
-        if text.is_empty() || out.contains(&text) {
-            continue;
-        }
-        if !out.is_empty() {
-            out.push_str(": ");
-        }
-        out.push_str(&text);
-    }
-    out
 }
 
 fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
@@ -112,6 +99,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
                 Err(e) => Err(e.into()),
             }
         }
+        Command::Plan(a) => plan::exec(*a),
         Command::Compare(a) => compare::exec(a),
         Command::Report(a) => report::exec(a),
         Command::History(a) => history::exec(a),
@@ -166,24 +154,4 @@ fn print_bytes(bytes: &[u8]) -> anyhow::Result<Exit> {
     out.write_all(bytes)?;
     out.flush()?;
     Ok(Exit::Pass)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exit_codes_follow_the_gate() {
-        use TopVerdict::*;
-        assert_eq!(exit_for(Pass, FailOn::Inconclusive), Exit::Pass);
-        assert_eq!(exit_for(Pass, FailOn::Regression), Exit::Pass);
-        assert_eq!(exit_for(Fail, FailOn::Regression), Exit::Regression);
-        assert_eq!(exit_for(Inconclusive, FailOn::Regression), Exit::Pass);
-        assert_eq!(
-            exit_for(Inconclusive, FailOn::Inconclusive),
-            Exit::Regression
-        );
-        assert_eq!(exit_for(Error, FailOn::Regression), Exit::Infra);
-        assert_eq!(exit_for(Fail, FailOn::Never), Exit::Pass);
-    }
 }

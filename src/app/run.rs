@@ -7,8 +7,7 @@ use anyhow::Context;
 
 use super::{infra, Exit};
 use crate::cli::run::RunArgs;
-use crate::client::load::{self, LoadError};
-use crate::monitor::{Monitor, MonitorConfig};
+use crate::client::load::LoadError;
 use crate::report::output;
 use crate::runner::scenario_run;
 use crate::runner::single::{self, Bar, SingleError};
@@ -80,19 +79,13 @@ pub(crate) fn exec(mut args: RunArgs) -> anyhow::Result<Exit> {
 
     let cfg = sc.run;
     let progress = Bar::new(!args.no_progress);
-    let spec_before = rt.block_on(single::spec_decode_counters(&base_url));
-    let monitor = (!args.no_telemetry).then(|| {
-        let every = Duration::from_secs_f64(args.telemetry_interval);
-        Monitor::start(MonitorConfig::new(every, Some(base_url.clone())))
-    });
-    let mut outcome = match rt.block_on(load::run_work(&cfg, work, &progress)) {
-        Ok(o) => o,
-        Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
-        Err(e) => return Err(anyhow::Error::new(e)),
-    };
-    outcome.result.telemetry = monitor.map(Monitor::finish);
-    let spec_after = rt.block_on(single::spec_decode_counters(&base_url));
-    let spec = crate::workload::spec_decode::delta(spec_before.as_ref(), spec_after.as_ref());
+    let every = (!args.no_telemetry).then(|| Duration::from_secs_f64(args.telemetry_interval));
+    let (mut outcome, spec) =
+        match rt.block_on(single::measure(&cfg, work, &progress, &base_url, every)) {
+            Ok(o) => o,
+            Err(e @ LoadError::AllFailed { .. }) => return Err(infra(e.to_string())),
+            Err(e) => return Err(anyhow::Error::new(e)),
+        };
     outcome.result.metadata = extras.metadata.clone();
     if outcome.warmup_failed > 0 {
         eprintln!(

@@ -56,6 +56,11 @@ pub struct AbArgs {
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub max_launches: u32,
 
+    /// Take --max-launches and --runs-per-launch from a plan's `[ab]` (`perfgate plan
+    /// --save`); flags given on the command line win, with a note.
+    #[arg(long, value_name = "PLAN.toml")]
+    pub plan: Option<PathBuf>,
+
     /// Time budget for the whole comparison in minutes: no scenario starts once it is spent.
     #[arg(long, value_name = "MINUTES", value_parser = num::minutes)]
     pub max_minutes: Option<f64>,

@@ -48,6 +48,11 @@ pub struct LiveArgs {
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub max_reruns: u32,
 
+    /// Take --runs and --runs-per-launch from a plan's `[check]` (`perfgate plan --save`);
+    /// flags given on the command line win, with a note.
+    #[arg(long, value_name = "PLAN.toml")]
+    pub plan: Option<PathBuf>,
+
     /// Also write the measured runs as a baseline file (the suite plus the numbers).
     #[arg(long, value_name = "FILE")]
     pub save_baseline: Option<PathBuf>,

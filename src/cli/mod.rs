@@ -13,6 +13,7 @@ pub mod import;
 pub mod live;
 pub mod merge;
 pub mod num;
+pub mod plan;
 pub mod report;
 pub mod run;
 
@@ -64,6 +65,11 @@ pub enum Command {
     /// Find the revision that made a regression: `ab` comparisons between revisions, bisected;
     /// exit 0 when a culprit is named, 1 when none is.
     Bisect(Box<bisect::BisectArgs>),
+    /// The design that reaches a verdict for the fewest engine-minutes: per row the noise
+    /// between sessions, launches and runs (variance components) and the cost of each level,
+    /// then the launches and runs per launch (`check`) or pairs (`ab`) that detect a change of
+    /// δ at the gate's level with the power asked for; `--save` writes them for `--plan`.
+    Plan(Box<plan::PlanArgs>),
     /// Compare baselines side by side (e.g. SGLang vs vLLM); `--html` for the plots.
     Compare(compare::CompareArgs),
     /// Write the sign-off page (self-contained HTML with plots) from a check report or baselines.
@@ -137,7 +143,11 @@ where
     I: IntoIterator<Item = T>,
     T: Into<std::ffi::OsString>,
 {
-    <Cli as Parser>::try_parse_from(normalize_args(args))
+    use clap::{CommandFactory, FromArgMatches};
+    let m = <Cli as CommandFactory>::command().try_get_matches_from(normalize_args(args))?;
+    let mut cli = <Cli as FromArgMatches>::from_arg_matches(&m)?;
+    plan::apply(&mut cli, &m)?;
+    Ok(cli)
 }
 
 /// The shells completion scripts are shipped for, with their file names.

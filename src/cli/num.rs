@@ -178,6 +178,24 @@ pub fn millis(s: &str) -> Result<f64, String> {
     Ok(v)
 }
 
+/// A percentage in (0, 100).
+pub fn percent(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if !(v > 0.0 && v < 100.0) {
+        return Err(format!("must be a percentage in (0, 100), got {s}"));
+    }
+    Ok(v)
+}
+
+/// A probability in (0, 1) (a level, a power).
+pub fn probability(s: &str) -> Result<f64, String> {
+    let v = number(s)?;
+    if !(v > 0.0 && v < 1.0) {
+        return Err(format!("must be a probability in (0, 1), got {s}"));
+    }
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,5 +234,7 @@ mod tests {
         assert!(rps("inf").is_err() && rps("2").is_ok());
         assert!(len_or_zero("4294967295").is_err() && len_or_zero("0").is_ok());
         assert!(prefixes("0").is_err() && prefixes("4000000000").is_err());
+        assert!(percent("0").is_err() && percent("100").is_err() && percent("5").is_ok());
+        assert!(probability("1").unwrap_err().contains("(0, 1)") && probability("0.95").is_ok());
     }
 }

@@ -15,6 +15,7 @@ pub mod merge;
 pub mod moderate;
 pub mod noise;
 pub mod paired;
+pub mod plan;
 pub mod replay;
 pub mod stats;
 pub mod verdict;

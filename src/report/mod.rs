@@ -12,6 +12,7 @@ pub mod markdown;
 pub mod noise;
 pub mod output;
 pub mod pages;
+pub mod plan;
 pub mod sidebyside;
 pub mod telemetry;
 pub mod terminal;

@@ -221,6 +221,26 @@ pub fn save_result(path: &Path, text: &str, append: bool) -> std::io::Result<()>
     f.write_all(format!("{sep}{}\n", text.trim_end()).as_bytes())
 }
 
+/// One measured run and what is read beside it: the server's speculative-decoding counters
+/// before and after (their difference), and telemetry sampled every `telemetry` while it runs
+/// (on a thread of its own, off the measuring client's).
+pub async fn measure(
+    cfg: &load::RunConfig,
+    work: load::Work,
+    progress: &dyn Progress,
+    base_url: &str,
+    telemetry: Option<Duration>,
+) -> Result<(load::RunOutcome, Option<spec_decode::Stats>), load::LoadError> {
+    use crate::monitor::{Monitor, MonitorConfig};
+    let before = spec_decode_counters(base_url).await;
+    let monitor = telemetry
+        .map(|every| Monitor::start(MonitorConfig::new(every, Some(base_url.to_string()))));
+    let mut outcome = load::run_work(cfg, work, progress).await?;
+    outcome.result.telemetry = monitor.map(Monitor::finish);
+    let after = spec_decode_counters(base_url).await;
+    Ok((outcome, spec_decode::delta(before.as_ref(), after.as_ref())))
+}
+
 /// The server's speculative-decoding counters at `/metrics`, as vLLM reads them before and
 /// after a run; `None` when it has none or does not answer within 5 s.
 pub async fn spec_decode_counters(base_url: &str) -> Option<spec_decode::Counters> {

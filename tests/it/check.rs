@@ -427,3 +427,22 @@ fn nothing_compared_or_doubled_data_exit_2() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("appears twice"), "{err}");
 }
+
+/// The one rule from a top verdict and `--fail-on` to the exit code (`check`, `comment` and the
+/// check run's conclusion share it).
+#[test]
+fn exit_codes_follow_the_gate() {
+    use perfgate::app::{exit_for, Exit};
+    use perfgate::cli::FailOn;
+    use perfgate::gate::TopVerdict::*;
+    assert_eq!(exit_for(Pass, FailOn::Inconclusive), Exit::Pass);
+    assert_eq!(exit_for(Pass, FailOn::Regression), Exit::Pass);
+    assert_eq!(exit_for(Fail, FailOn::Regression), Exit::Regression);
+    assert_eq!(exit_for(Inconclusive, FailOn::Regression), Exit::Pass);
+    assert_eq!(
+        exit_for(Inconclusive, FailOn::Inconclusive),
+        Exit::Regression
+    );
+    assert_eq!(exit_for(Error, FailOn::Regression), Exit::Infra);
+    assert_eq!(exit_for(Fail, FailOn::Never), Exit::Pass);
+}

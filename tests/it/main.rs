@@ -18,6 +18,7 @@ mod github;
 mod hostile;
 mod import;
 mod llamacpp;
+mod plan;
 mod release;
 mod run;
 mod signoff;

@@ -73,10 +73,25 @@ pub struct NoiseRow {
     /// PASS against this baseline (`None`: the baseline needs more launches or sessions first,
     /// or more than 50).
     pub launches_to_pass: Option<u32>,
+    /// The variance a new session's offset adds to a stored comparison of this row
+    /// ([`new_session_var`]), on the log scale; not printed.
+    #[serde(skip)]
+    pub session_var: f64,
+}
+
+/// The part of a stored comparison's se² that a candidate recorded in one new session cannot
+/// shrink: λ · `var` · (Σ baseline session shares² + 1), `var` the variance of one launch.
+pub fn new_session_var(l: &Launches, ratio: f64, var: f64) -> f64 {
+    let shares: f64 = l
+        .by_session()
+        .iter()
+        .map(|(_, idx)| (idx.len() as f64 / l.n() as f64).powi(2))
+        .sum();
+    ratio * var * (shares + 1.0)
 }
 
 /// Candidate launches (one new session) an unchanged engine would likely need to pass a row
-/// of this noise against a baseline of `l`'s launches.
+/// of this noise against a baseline of `l`'s launches, and the new session's variance.
 fn to_pass(
     levels: &TwoLevel,
     rule: &MetricRule,
@@ -85,16 +100,12 @@ fn to_pass(
     priors: &Priors,
     metric: &str,
     cfg: &GateConfig,
-) -> Option<u32> {
+) -> (Option<u32>, f64) {
     let lim = stats::limits(rule.direction, tolerance_pct).0.abs();
-    // The candidate's launches all come from one new session: Σ baseline shares² + 1.
-    let shares: f64 = l
-        .by_session()
-        .iter()
-        .map(|(_, idx)| (idx.len() as f64 / l.n() as f64).powi(2))
-        .sum();
+    // The candidate's launches all come from one new session.
     let (ratio, _) = priors.session_ratio(metric);
     let sd = levels.gate_sd_pct / 100.0;
+    let fixed_var = new_session_var(l, ratio, sd * sd);
     let design = stats::Design {
         worse: 0.0,
         lim,
@@ -102,9 +113,10 @@ fn to_pass(
         df: levels.gate_df,
         n_base: l.n(),
         n_now: 1,
-        fixed_var: ratio * sd * sd * (shares + 1.0),
+        fixed_var,
     };
-    stats::launches_needed(&design, cfg.equivalence_alpha(), 50).ok()
+    let n = stats::launches_needed(&design, cfg.equivalence_alpha(), 50).ok();
+    (n, fixed_var)
 }
 
 /// An engine-wide series, its rows' weights, and the rows with their sd.
@@ -178,7 +190,7 @@ fn engine_wide_rows(
         };
         // A launch's runs are the scenarios' runs: count them, not the series' one per launch.
         levels.runs = rows.iter().map(|r| r.n_runs()).max().unwrap_or(0);
-        let launches_to_pass = to_pass(
+        let (launches_to_pass, session_var) = to_pass(
             &levels,
             &rule,
             rule.engine_tolerance_pct,
@@ -195,6 +207,7 @@ fn engine_wide_rows(
             levels,
             tolerance_pct: rule.engine_tolerance_pct,
             launches_to_pass,
+            session_var,
         });
     }
     out
@@ -247,7 +260,7 @@ pub fn table(records: &[ScenarioResult], cfg: &GateConfig) -> Vec<NoiseRow> {
         let Some(levels) = two_level(&l, priors.prior(&metric, &rule, cfg)) else {
             continue;
         };
-        let launches_to_pass = to_pass(
+        let (launches_to_pass, session_var) = to_pass(
             &levels,
             &rule,
             rule.tolerance_pct,
@@ -264,6 +277,7 @@ pub fn table(records: &[ScenarioResult], cfg: &GateConfig) -> Vec<NoiseRow> {
             levels,
             tolerance_pct: rule.tolerance_pct,
             launches_to_pass,
+            session_var,
         });
     }
     for (model, scenarios) in &by_model {

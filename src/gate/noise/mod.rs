@@ -17,7 +17,7 @@ use super::stats::{self, StatsError};
 use crate::record::ScenarioResult;
 
 mod breakdown;
-pub use breakdown::{engine_wide_prior, table, two_level, NoiseRow, TwoLevel};
+pub use breakdown::{engine_wide_prior, new_session_var, table, two_level, NoiseRow, TwoLevel};
 
 /// The scenario name of an engine-wide test's row.
 pub const ENGINE_WIDE: &str = "(engine-wide)";

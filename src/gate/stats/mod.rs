@@ -505,15 +505,50 @@ pub struct Design {
     pub fixed_var: f64,
 }
 
+/// The power term of the gate's "would likely decide" (one standard error: about 84 %).
+pub const LIKELY_Z: f64 = 1.0;
+
+/// The standard normal quantile that a wanted power puts beside the critical value: Φ⁻¹(power)
+/// (0.95 → 1.645; [`LIKELY_Z`] is the gate's own, ≈ 0.841).
+pub fn power_z(power: f64) -> f64 {
+    statrs::distribution::Normal::standard().inverse_cdf(power)
+}
+
+/// Whether a one-sided test at level `alpha` with a t reference of `df` degrees of freedom
+/// likely detects a true distance `gap` from its limit when the estimate's standard error is
+/// `se`: (t₁₋α,df + z)·se ≤ gap, with z = [`power_z`] of the power wanted. The one power rule
+/// of [`launches_needed`], [`pairs_needed`] and `perfgate plan`.
+pub fn detects(gap: f64, se: f64, alpha: f64, df: f64, z: f64) -> bool {
+    (t_quantile(1.0 - alpha, df) + z) * se <= gap
+}
+
+/// The power the rule of [`detects`] gives: Φ(gap/se − t₁₋α,df).
+pub fn power_of(gap: f64, se: f64, alpha: f64, df: f64) -> f64 {
+    if se <= 0.0 {
+        return if gap > 0.0 { 1.0 } else { 0.0 };
+    }
+    statrs::distribution::Normal::standard().cdf(gap / se - t_quantile(1.0 - alpha, df))
+}
+
 impl Design {
-    /// Whether `n` candidate launches would likely decide: the distance to the limit exceeds
-    /// the critical value at the df that n launches will have, plus one standard error.
-    fn decides(&self, n: u32, alpha: f64) -> bool {
+    /// The standard error with `n` candidate launches.
+    pub fn se(&self, n: u32) -> f64 {
         let n = f64::from(n);
-        let df = (self.df + (n - self.n_now as f64).max(0.0)).max(1.0);
-        let se = (self.sd * self.sd * (1.0 / self.n_base.max(1) as f64 + 1.0 / n) + self.fixed_var)
-            .sqrt();
-        (t_quantile(1.0 - alpha, df) + 1.0) * se <= (self.lim - self.worse).abs()
+        (self.sd * self.sd * (1.0 / self.n_base.max(1) as f64 + 1.0 / n) + self.fixed_var)
+            .max(0.0)
+            .sqrt()
+    }
+
+    /// The df of the noise with `n` candidate launches.
+    pub fn df_at(&self, n: u32) -> f64 {
+        (self.df + (f64::from(n) - self.n_now as f64).max(0.0)).max(1.0)
+    }
+
+    /// Whether `n` candidate launches would likely decide: the distance to the limit exceeds
+    /// the critical value at the df that n launches will have, plus `z` standard errors.
+    fn decides(&self, n: u32, alpha: f64, z: f64) -> bool {
+        let gap = (self.lim - self.worse).abs();
+        detects(gap, self.se(n), alpha, self.df_at(n), z)
     }
 }
 
@@ -521,13 +556,18 @@ impl Design {
 /// decide a row (about 84 % chance): its critical value taken at the level of the question
 /// and the df those launches will have.
 pub fn launches_needed(d: &Design, alpha: f64, cap: u32) -> Result<u32, NotDecidable> {
+    launches_needed_z(d, alpha, LIKELY_Z, cap)
+}
+
+/// [`launches_needed`] at the power whose normal quantile is `z` ([`power_z`]).
+pub fn launches_needed_z(d: &Design, alpha: f64, z: f64, cap: u32) -> Result<u32, NotDecidable> {
     if d.sd <= 0.0 && d.fixed_var <= 0.0 {
         return Ok(1);
     }
-    if !d.decides(cap, alpha) {
+    if !d.decides(cap, alpha, z) {
         // Even endless launches keep the baseline's and the session's share of se².
         let floor = (d.sd * d.sd / d.n_base.max(1) as f64 + d.fixed_var).sqrt();
-        let z = t_quantile(1.0 - alpha, f64::INFINITY) + 1.0;
+        let z = t_quantile(1.0 - alpha, f64::INFINITY) + z;
         let gap = (d.lim - d.worse).abs();
         return Err(if z * d.fixed_var.sqrt() >= gap {
             NotDecidable::SessionBound
@@ -542,7 +582,7 @@ pub fn launches_needed(d: &Design, alpha: f64, cap: u32) -> Result<u32, NotDecid
     let (mut lo, mut hi) = (0u32, cap);
     while hi - lo > 1 {
         let mid = lo + (hi - lo) / 2;
-        if d.decides(mid, alpha) {
+        if d.decides(mid, alpha, z) {
             hi = mid;
         } else {
             lo = mid;
@@ -567,6 +607,36 @@ pub fn pairs_needed(
     alpha: f64,
     cap: u32,
 ) -> Result<u32, NotDecidable> {
+    let q = PairQuestion {
+        worse,
+        lim,
+        sd,
+        df,
+        n_now,
+    };
+    pairs_needed_z(&q, alpha, LIKELY_Z, cap)
+}
+
+/// A paired row's question for [`pairs_needed_z`]: the true oriented shift, the limit, the
+/// noise of one pair's difference with its df at `n_now` pairs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairQuestion {
+    pub worse: f64,
+    pub lim: f64,
+    pub sd: f64,
+    pub df: f64,
+    pub n_now: u32,
+}
+
+/// [`pairs_needed`] at the power whose normal quantile is `z` ([`power_z`]).
+pub fn pairs_needed_z(q: &PairQuestion, alpha: f64, z: f64, cap: u32) -> Result<u32, NotDecidable> {
+    let PairQuestion {
+        worse,
+        lim,
+        sd,
+        df,
+        n_now,
+    } = *q;
     let gap = (lim - worse).abs();
     if sd <= 0.0 {
         return Ok(1);
@@ -576,7 +646,7 @@ pub fn pairs_needed(
     }
     let at = |n: f64| {
         let df_n = (df + (n - f64::from(n_now))).max(1.0);
-        ((t_quantile(1.0 - alpha, df_n) + 1.0) * sd / gap)
+        ((t_quantile(1.0 - alpha, df_n) + z) * sd / gap)
             .powi(2)
             .ceil()
             .max(1.0)
