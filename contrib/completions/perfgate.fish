@@ -128,7 +128,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l multi-turn -d 
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l trust-remote-code -d 'Accepted for vLLM compatibility and ignored (with a note): perfgate reads tokenizer.json files and never runs a model\'s code'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l plot-timeline -d 'Accepted for vLLM compatibility and ignored (with a note): perfgate draws no request timeline; `--save-detailed-format csv` writes each request\'s times for one'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l plot-dataset-stats -d 'Accepted for vLLM compatibility and ignored (with a note): the result JSON\'s `input_lens` / `output_lens` (`--save-detailed`) hold the dataset\'s lengths'
-complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed -d 'Add per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts, errors, …)'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed -d 'Add per-request arrays (input_lens, output_lens, ttfts, itls, latencies, queue_times, generated_texts, errors, …)'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-keep-alive -d 'A fresh connection per request (as vLLM\'s and SGLang\'s clients do) instead of reusing connections opened before the run. Needed for llama.cpp\'s server, which announces keep-alive but closes the connection after a streamed response'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l retokenize -d 'Re-tokenize every generated text and report total_output_tokens_retokenized'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-progress -d 'No progress bar'

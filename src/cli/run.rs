@@ -260,7 +260,8 @@ pub struct RunArgs {
     /// Result file name (default: BACKEND-RATEqps[-concurrencyN]-MODEL-DATE.json).
     #[arg(long)]
     pub result_filename: Option<String>,
-    /// Add per-request arrays (input_lens, output_lens, ttfts, itls, generated_texts, errors, …).
+    /// Add per-request arrays (input_lens, output_lens, ttfts, itls, latencies, queue_times,
+    /// generated_texts, errors, …).
     #[arg(long)]
     pub save_detailed: bool,
     /// Where `--save-detailed` puts the per-request data, comma-separated: `json` (vLLM's

@@ -144,7 +144,12 @@ pub struct Detailed {
     pub output_lens: Vec<u32>,
     pub ttfts: Vec<f64>,
     pub itls: Vec<Vec<f64>>,
+    /// End-to-end latency of each request (0 for a failure, as vLLM writes it).
+    pub latencies: Vec<f64>,
     pub start_times: Vec<f64>,
+    /// How long each request waited past its due time for a free slot (`--max-concurrency`):
+    /// sent minus scheduled.
+    pub queue_times: Vec<f64>,
     pub generated_texts: Vec<String>,
     /// One message per request (`""` for a success), written as `errors` as vLLM does; the
     /// by-kind counts of the record are `errors_by_kind`.
@@ -515,7 +520,10 @@ impl Accumulator {
         } else {
             Vec::new()
         });
+        d.latencies.push(done.map_or(0.0, |d| d.3));
         d.start_times.push(r.sent.as_secs_f64());
+        d.queue_times
+            .push(r.sent.saturating_sub(r.scheduled).as_secs_f64());
         d.generated_texts.push(match done {
             Some(_) => r.text.clone(),
             None => String::new(),

@@ -445,6 +445,17 @@ fn vllm_command_lines_run_unchanged() {
                 assert_eq!(v["max_concurrency"], 1);
                 // --save-detailed: vLLM's per-request list, one "" per success.
                 assert_eq!(v["errors"], serde_json::json!(["", "", "", ""]));
+                // vLLM 0.33's per-request latencies and client queue times, in seconds.
+                let secs = |k: &str| -> Vec<f64> {
+                    let a = v[k].as_array().unwrap_or_else(|| panic!("{k}: {v}"));
+                    a.iter().map(|x| x.as_f64().unwrap()).collect()
+                };
+                let (lat, queue) = (secs("latencies"), secs("queue_times"));
+                assert!(lat.len() == 4 && lat.iter().all(|l| *l > 0.0), "{lat:?}");
+                assert!(
+                    queue.len() == 4 && queue.iter().all(|q| *q >= 0.0),
+                    "{queue:?}"
+                );
                 let body = server.last_request().unwrap().body;
                 assert_eq!(body["temperature"], 0.3);
                 assert_eq!(body["top_p"], 0.75);
