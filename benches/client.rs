@@ -453,7 +453,12 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         let mut thr = Vec::new();
         let mut run_phase = Vec::new();
         for rep in 0..reps {
-            let server = start_server(FakeConfig::blast(16), env.server_fifo).expect("server");
+            // `/tokenize` with the benchmark's tokenizer: vllm-rs checks its prompts against it.
+            let cfg = FakeConfig {
+                tokenizer_json: Some(env.tokenizer_dir.join("tokenizer.json")),
+                ..FakeConfig::blast(16)
+            };
+            let server = start_server(cfg, env.server_fifo).expect("server");
             let a = env.run(client, w1, &server, &format!("cpu-short-{rep}"));
             let b = env.run(client, w2, &server, &format!("cpu-long-{rep}"));
             match (a, b) {

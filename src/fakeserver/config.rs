@@ -126,6 +126,10 @@ pub struct FakeConfig {
     pub lora_modules: Vec<String>,
     /// Mimic vLLM's speculative-decoding counters at `/metrics`.
     pub spec_decode: Option<SpecDecode>,
+    /// A `tokenizer.json` whose ids `/tokenize` answers with, as a real engine's does, instead
+    /// of one id per whitespace-separated word: for clients that check their prompts' lengths
+    /// against the server (vLLM 0.33's `vllm-rs bench serve`). The streams are unchanged.
+    pub tokenizer_json: Option<std::path::PathBuf>,
 }
 
 /// The fake's speculative decoding: every step proposes `num_speculative_tokens` draft tokens
@@ -177,6 +181,7 @@ impl Default for FakeConfig {
             chat_template_tokens: 0,
             lora_modules: Vec::new(),
             spec_decode: None,
+            tokenizer_json: None,
         }
     }
 }

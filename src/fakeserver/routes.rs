@@ -29,6 +29,8 @@ pub struct SeenRequest {
 /// What the connections share.
 pub(super) struct Shared {
     pub cfg: FakeConfig,
+    /// [`FakeConfig::tokenizer_json`], loaded.
+    pub tok: Option<crate::tokenizer::HfTokenizer>,
     pub truth: Recorder,
     /// The last generation request (for tests of what a client sends).
     pub last: Mutex<Option<SeenRequest>>,
@@ -63,6 +65,15 @@ pub(super) async fn serve_conn(mut sock: TcpStream, shared: Arc<Shared>) {
 }
 
 const JSON: &str = "application/json";
+
+/// `/tokenize`'s ids for `text`: the configured tokenizer's, else one per word.
+fn token_ids(shared: &Shared, text: &str) -> Vec<u32> {
+    use crate::tokenizer::Tokenize;
+    match &shared.tok {
+        Some(t) => t.encode(text).unwrap_or_default(),
+        None => text.split_whitespace().map(word_id).collect(),
+    }
+}
 
 fn error(message: impl std::fmt::Display) -> Vec<u8> {
     json!({"error": {"message": message.to_string()}})
@@ -110,14 +121,14 @@ async fn handle(
         ("POST", "/tokenize") => match (parsed(), cfg.api) {
             (Ok(v), FakeApi::LlamaCpp) => {
                 let text = v.get("content").and_then(|c| c.as_str()).unwrap_or("");
-                let ids: Vec<u32> = text.split_whitespace().map(word_id).collect();
+                let ids = token_ids(shared, text);
                 let body = json!({"tokens": ids});
                 ("200 OK", JSON, body.to_string().into_bytes())
             }
             // vLLM and SGLang validate the body: the text is `prompt`, required.
             (Ok(v), _) => match v.get("prompt").and_then(|c| c.as_str()) {
                 Some(text) => {
-                    let ids: Vec<u32> = text.split_whitespace().map(word_id).collect();
+                    let ids = token_ids(shared, text);
                     let body = json!({"count": ids.len(), "max_model_len": cfg.max_model_len.unwrap_or(4096), "tokens": ids, "token_strs": null});
                     ("200 OK", JSON, body.to_string().into_bytes())
                 }

@@ -36,7 +36,14 @@ impl FakeServer {
         on_thread: impl FnOnce() + Send + 'static,
     ) -> io::Result<FakeServer> {
         let spec = cfg.spec_decode;
+        let tok = match &cfg.tokenizer_json {
+            Some(p) => Some(crate::tokenizer::HfTokenizer::from_path(p).map_err(|e| {
+                io::Error::new(io::ErrorKind::InvalidInput, format!("{}: {e}", p.display()))
+            })?),
+            None => None,
+        };
         let shared = Arc::new(Shared {
+            tok,
             cfg: cfg.sanitized(),
             truth: Recorder::new(spec),
             last: Mutex::new(None),

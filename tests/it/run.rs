@@ -475,3 +475,43 @@ mod cli {
         assert_eq!(v["itls"][0].as_array().unwrap().len(), 31);
     }
 }
+
+/// The fake server's `/tokenize` answers with a configured `tokenizer.json`'s ids (as an engine
+/// does; clients such as vllm-rs check their prompts against it), else one id per word; a
+/// tokenizer file that cannot be read stops the server's start with its path.
+#[test]
+fn fake_tokenize_uses_a_configured_tokenizer() {
+    use perfgate::fakeserver::{FakeApi, FakeServer};
+    use perfgate::tokenizer::Tokenize;
+    let dir = tempfile::tempdir().unwrap();
+    let path = word_tokenizer_json(dir.path());
+    for api in [FakeApi::Vllm, FakeApi::LlamaCpp] {
+        let server = fake(FakeConfig {
+            api,
+            tokenizer_json: Some(path.clone()),
+            ..FakeConfig::default()
+        });
+        let tok = perfgate::client::tokenize::ServerTokenizer::connect(&server.url()).unwrap();
+        // The word tokenizer's ids: tok 0, alpha 1, beta 2.
+        assert_eq!(
+            tok.encode("alpha beta alpha").unwrap(),
+            [1, 2, 1],
+            "{api:?}"
+        );
+    }
+    let plain = fake(FakeConfig {
+        api: FakeApi::Vllm,
+        ..FakeConfig::default()
+    });
+    let tok = perfgate::client::tokenize::ServerTokenizer::connect(&plain.url()).unwrap();
+    assert_ne!(tok.encode("alpha beta alpha").unwrap(), [1, 2, 1]);
+    let bad = FakeServer::start_in_thread(FakeConfig {
+        tokenizer_json: Some(dir.path().join("missing.json")),
+        ..FakeConfig::default()
+    });
+    let e = bad
+        .err()
+        .expect("a missing tokenizer stops the start")
+        .to_string();
+    assert!(e.contains("missing.json"), "{e}");
+}
