@@ -94,6 +94,16 @@ enum Inner {
     Crate(Box<tokenizers::Tokenizer>),
 }
 
+/// The model id of a file in a Hugging Face hub cache
+/// (`…/models--ORG--NAME/snapshots/REV/tokenizer.json` → `ORG/NAME`), else `None`.
+pub fn hub_id(path: &Path) -> Option<String> {
+    let parts: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
+    parts.windows(2).find_map(|w| {
+        let repo = w[0].strip_prefix("models--")?;
+        (w[1] == "snapshots" && !repo.is_empty()).then(|| repo.replacen("--", "/", 1))
+    })
+}
+
 impl HfTokenizer {
     /// Load `path`: a `tokenizer.json` file or a directory that holds one.
     pub fn from_path(path: &Path) -> Result<Self, TokenizerError> {
@@ -115,7 +125,9 @@ impl HfTokenizer {
                 err(e.to_string())
             }
         })?;
-        let id = path.display().to_string();
+        // A file of the Hugging Face cache is recorded under its model id, as vLLM records
+        // `tokenizer_id`, not under a path of this machine.
+        let id = hub_id(&file).unwrap_or_else(|| path.display().to_string());
         Self::from_bytes(&bytes, id).map_err(|e| err(e.to_string()))
     }
 
@@ -225,6 +237,23 @@ impl Tokenize for HfTokenizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_hub_cache_file_is_named_by_its_model_id() {
+        let hub =
+            "/home/u/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/ab12/tokenizer.json";
+        assert_eq!(hub_id(Path::new(hub)).as_deref(), Some("Qwen/Qwen3-8B"));
+        let no_org = "/h/hub/models--gpt2/snapshots/r/tokenizer.json";
+        assert_eq!(hub_id(Path::new(no_org)).as_deref(), Some("gpt2"));
+        assert_eq!(hub_id(Path::new("/models/qwen/tokenizer.json")), None);
+        assert_eq!(hub_id(Path::new("/x/models--a--b/blobs/f")), None);
+        // Loaded from the cache, the record says the model id, not this machine's path.
+        let dir = tempfile::tempdir().unwrap();
+        let snap = dir.path().join("models--org--m/snapshots/r1");
+        std::fs::create_dir_all(&snap).unwrap();
+        std::fs::write(snap.join("tokenizer.json"), TINY).unwrap();
+        assert_eq!(HfTokenizer::from_path(&snap).unwrap().id(), "org/m");
+    }
 
     /// A tiny whitespace WordLevel tokenizer.json, enough to exercise the file loader.
     const TINY: &str = r###"{
