@@ -453,8 +453,10 @@ fn phase_cpu(env: &Env, report: &mut Report) {
         let mut thr = Vec::new();
         let mut run_phase = Vec::new();
         for rep in 0..reps {
-            // `/tokenize` with the benchmark's tokenizer: vllm-rs checks its prompts against it.
+            // vLLM's `/tokenize` with the benchmark's tokenizer: vllm-rs checks its prompts
+            // against it. (The streams do not depend on the API mimicked.)
             let cfg = FakeConfig {
+                api: perfgate::fakeserver::FakeApi::Vllm,
                 tokenizer_json: Some(env.tokenizer_dir.join("tokenizer.json")),
                 ..FakeConfig::blast(16)
             };
