@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{line_of, need_path, read_file, Dataset, DatasetError, DatasetSpec, Prompt};
+use super::{counted, json_lines, need_path, Dataset, DatasetError, DatasetSpec};
 use crate::tokenizer::Tokenize;
 
 pub(super) fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
@@ -12,39 +12,24 @@ pub(super) fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, D
         output_len: u32,
     }
     let path = need_path(spec)?;
-    let buf = read_file(path)?;
-    let text = std::str::from_utf8(&buf).map_err(|e| DatasetError::Parse {
-        path: path.to_path_buf(),
-        line: line_of(&buf, e.valid_up_to()),
-        msg: "not valid UTF-8".into(),
-    })?;
-    let mut rows: Vec<(usize, Line)> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row: Line = serde_json::from_str(line).map_err(|e| DatasetError::Parse {
-            path: path.to_path_buf(),
-            line: i + 1,
-            msg: format!("expected {{\"prompt\": string, \"output_len\": integer}}: {e}"),
-        })?;
-        if row.prompt.is_empty() {
-            return Err(DatasetError::Parse {
+    let rows: Vec<(usize, Line)> = json_lines(
+        path,
+        "{\"prompt\": string, \"output_len\": integer}",
+        spec.num_prompts,
+    )?;
+    for (line, row) in &rows {
+        let bad = |msg: &str| {
+            Err(DatasetError::Parse {
                 path: path.to_path_buf(),
-                line: i + 1,
-                msg: "empty prompt".into(),
-            });
+                line: *line,
+                msg: msg.into(),
+            })
+        };
+        if row.prompt.is_empty() {
+            return bad("empty prompt");
         }
         if row.output_len == 0 {
-            return Err(DatasetError::Parse {
-                path: path.to_path_buf(),
-                line: i + 1,
-                msg: "output_len must be at least 1".into(),
-            });
-        }
-        rows.push((i + 1, row));
-        if rows.len() >= spec.num_prompts {
-            break;
+            return bad("output_len must be at least 1");
         }
     }
     if rows.is_empty() {
@@ -53,24 +38,11 @@ pub(super) fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, D
             path.display()
         )));
     }
-    let texts: Vec<&str> = rows.iter().map(|(_, r)| r.prompt.as_str()).collect();
-    let counts = tok.count_batch(&texts, usize::MAX)?;
-    let mut prompts = Vec::with_capacity(spec.num_prompts);
-    for ((line, row), n) in rows.iter().zip(counts) {
-        if n == 0 {
-            return Err(DatasetError::Parse {
-                path: path.to_path_buf(),
-                line: *line,
-                msg: "the prompt encodes to zero tokens".into(),
-            });
-        }
-        prompts.push(Prompt {
-            text: row.prompt.clone(),
-            input_len: n as u32,
-            output_len: row.output_len,
-            ..Default::default()
-        });
-    }
+    let rows = rows
+        .into_iter()
+        .map(|(i, r)| (i, r.prompt, r.output_len))
+        .collect();
+    let mut prompts = counted(path, rows, tok, "the prompt")?;
     let mut notes = vec![format!(
         "jsonl: {} prompts from {} in file order",
         prompts.len(),

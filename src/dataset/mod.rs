@@ -398,6 +398,67 @@ fn mix(seed: u64, i: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// The non-blank lines of the JSON Lines file at `path`, each read as a `T` with its 1-based
+/// line number, up to `limit` rows (0: every row). A file that is not UTF-8, or a line that is
+/// not a `T`, is refused with its line and `expected`, the shape a line should have.
+fn json_lines<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    expected: &str,
+    limit: usize,
+) -> Result<Vec<(usize, T)>, DatasetError> {
+    let buf = read_file(path)?;
+    let text = std::str::from_utf8(&buf).map_err(|e| DatasetError::Parse {
+        path: path.to_path_buf(),
+        line: line_of(&buf, e.valid_up_to()),
+        msg: "not valid UTF-8".into(),
+    })?;
+    let mut rows = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let row: T = serde_json::from_str(line).map_err(|e| DatasetError::Parse {
+            path: path.to_path_buf(),
+            line: i + 1,
+            msg: format!("expected {expected}: {e}"),
+        })?;
+        rows.push((i + 1, row));
+        if limit > 0 && rows.len() >= limit {
+            break;
+        }
+    }
+    Ok(rows)
+}
+
+/// Prompts from texts read at lines of `path` (`(line, text, output_len)`), each counted with
+/// `tok`; a text of no tokens is refused with its line (`what` names it: "the prompt").
+fn counted(
+    path: &Path,
+    rows: Vec<(usize, String, u32)>,
+    tok: &dyn Tokenize,
+    what: &str,
+) -> Result<Vec<Prompt>, DatasetError> {
+    let texts: Vec<&str> = rows.iter().map(|(_, t, _)| t.as_str()).collect();
+    let counts = tok.count_batch(&texts, usize::MAX)?;
+    let mut prompts = Vec::with_capacity(rows.len());
+    for ((line, text, output_len), n) in rows.into_iter().zip(counts) {
+        if n == 0 {
+            return Err(DatasetError::Parse {
+                path: path.to_path_buf(),
+                line,
+                msg: format!("{what} encodes to zero tokens"),
+            });
+        }
+        prompts.push(Prompt {
+            text,
+            input_len: u32::try_from(n).unwrap_or(u32::MAX),
+            output_len,
+            ..Default::default()
+        });
+    }
+    Ok(prompts)
+}
+
 fn need_path(spec: &DatasetSpec) -> Result<&Path, DatasetError> {
     spec.path.as_deref().ok_or_else(|| {
         DatasetError::Invalid(format!(

@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 
-use super::{fill, line_of, need_path, read_file, Dataset, DatasetError, DatasetSpec, Prompt};
+use super::{counted, fill, json_lines, need_path, Dataset, DatasetError, DatasetSpec};
 use crate::tokenizer::Tokenize;
 
 pub(super) fn spec_bench(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
@@ -20,31 +20,19 @@ pub(super) fn spec_bench(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Datas
         ));
     }
     let path = need_path(spec)?;
-    let buf = read_file(path)?;
-    let text = std::str::from_utf8(&buf).map_err(|e| DatasetError::Parse {
-        path: path.to_path_buf(),
-        line: line_of(&buf, e.valid_up_to()),
-        msg: "not valid UTF-8".into(),
-    })?;
+    let lines: Vec<(usize, Line)> =
+        json_lines(path, "{\"category\": string, \"turns\": [string, ..]}", 0)?;
     let want = spec.spec_bench_category.as_deref();
-    let mut rows: Vec<(usize, String)> = Vec::new();
+    let out = spec.spec_bench_output_len;
+    let mut rows = Vec::new();
     let mut seen = std::collections::BTreeSet::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let row: Line = serde_json::from_str(line).map_err(|e| DatasetError::Parse {
-            path: path.to_path_buf(),
-            line: i + 1,
-            msg: format!("expected {{\"category\": string, \"turns\": [string, ..]}}: {e}"),
-        })?;
+    for (line, row) in lines {
         let category = row.category.unwrap_or_default();
         let keep = want.is_none_or(|c| c == category);
         seen.insert(category);
-        let Some(first) = row.turns.into_iter().next().filter(|_| keep) else {
-            continue;
-        };
-        rows.push((i + 1, first));
+        if let Some(first) = row.turns.into_iter().next().filter(|_| keep) {
+            rows.push((line, first, out));
+        }
     }
     if rows.is_empty() {
         let which = want.map_or(String::new(), |c| format!(" in category `{c}`"));
@@ -55,24 +43,7 @@ pub(super) fn spec_bench(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Datas
             known.join(", ")
         )));
     }
-    let texts: Vec<&str> = rows.iter().map(|(_, p)| p.as_str()).collect();
-    let counts = tok.count_batch(&texts, usize::MAX)?;
-    let mut prompts = Vec::with_capacity(rows.len());
-    for ((line, prompt), n) in rows.iter().zip(counts) {
-        if n == 0 {
-            return Err(DatasetError::Parse {
-                path: path.to_path_buf(),
-                line: *line,
-                msg: "the first turn encodes to zero tokens".into(),
-            });
-        }
-        prompts.push(Prompt {
-            text: prompt.clone(),
-            input_len: u32::try_from(n).unwrap_or(u32::MAX),
-            output_len: spec.spec_bench_output_len,
-            ..Default::default()
-        });
-    }
+    let prompts = counted(path, rows, tok, "the first turn")?;
     let mut notes = vec![format!(
         "spec_bench: {} questions{} from {} in file order (first turns), output {} tokens",
         prompts.len(),
