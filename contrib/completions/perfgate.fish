@@ -120,7 +120,7 @@ complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-detailed-
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l request-timeout -d 'Per-request timeout in seconds (default: none)' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l telemetry-interval -d 'Seconds between telemetry samples' -r
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l custom-skip-chat-template -d 'custom: accepted for vLLM compatibility (vLLM 0.33 spells it `--skip-chat-template`); perfgate never applies a chat template client-side (the chat endpoint applies the server\'s)'
-complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-oversample -d 'custom, sharegpt, spec_bench, burstgpt: when the file has fewer prompts than --num-prompts, run those instead of repeating them'
+complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l no-oversample -d 'custom, jsonl, sharegpt, spec_bench, burstgpt: when the file has fewer prompts than --num-prompts, run those instead of repeating them'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l self-timed -d 'timed_trace: vLLM\'s switch for sending at the trace\'s own times. Accepted: perfgate always sends a trace\'s requests at their times'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l save-result -d 'Write the result JSON'
 complete -c perfgate -n "__fish_perfgate_using_subcommand run" -l append-result -d 'Append the result JSON to the file (a new line) instead of replacing it; implies `--save-result`'

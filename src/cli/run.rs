@@ -104,7 +104,7 @@ pub struct RunArgs {
     /// spec_bench: read only the questions of this category (e.g. `summarization`).
     #[arg(long, value_name = "CATEGORY")]
     pub spec_bench_category: Option<String>,
-    /// custom, sharegpt, spec_bench, burstgpt: when the file has fewer prompts than
+    /// custom, jsonl, sharegpt, spec_bench, burstgpt: when the file has fewer prompts than
     /// --num-prompts, run those instead of repeating them.
     #[arg(long)]
     pub no_oversample: bool,

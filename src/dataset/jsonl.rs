@@ -2,7 +2,7 @@
 
 use serde::Deserialize;
 
-use super::{counted, json_lines, need_path, Dataset, DatasetError, DatasetSpec};
+use super::{counted, fill, json_lines, need_path, Dataset, DatasetError, DatasetSpec};
 use crate::tokenizer::Tokenize;
 
 pub(super) fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
@@ -42,21 +42,12 @@ pub(super) fn jsonl(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, D
         .into_iter()
         .map(|(i, r)| (i, r.prompt, r.output_len))
         .collect();
-    let mut prompts = counted(path, rows, tok, "the prompt")?;
+    let prompts = counted(path, rows, tok, "the prompt")?;
     let mut notes = vec![format!(
         "jsonl: {} prompts from {} in file order",
         prompts.len(),
         path.display()
     )];
-    let have = prompts.len();
-    if have < spec.num_prompts {
-        for i in have..spec.num_prompts {
-            prompts.push(prompts[i % have].clone());
-        }
-        notes.push(format!(
-            "jsonl: the file has {have} prompts; repeated them in order to reach {}",
-            spec.num_prompts
-        ));
-    }
+    let prompts = fill(spec, prompts, &mut notes);
     Ok(Dataset { prompts, notes })
 }

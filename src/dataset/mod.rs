@@ -19,7 +19,7 @@
 //! * `spec_bench` (vLLM's): Spec-Bench's `question.jsonl`, each question's first turn.
 //! * `burstgpt` (vLLM's): BurstGPT's CSV, random prompts of its GPT-4 rows' token counts.
 //!
-//! The file datasets (`custom`, `spec_bench`, `burstgpt`) repeat their prompts in order to reach
+//! The file datasets (`custom`, `jsonl`, `spec_bench`, `burstgpt`) repeat their prompts in order to reach
 //! `num_prompts` unless `no_oversample`; `custom` and `spec_bench` take `num_prompts` 0 (vLLM's
 //! `--num-prompts -1`) as every prompt of the file.
 //!

@@ -333,6 +333,10 @@ fn jsonl_reads_prompts_and_names_file_and_line_on_errors() {
         .collect();
     assert_eq!(got, vec![(3, 7), (1, 2), (3, 7)]);
     assert!(ds.notes.iter().any(|n| n.contains("repeated")));
+    // --no-oversample: the file's two prompts, not three.
+    s.no_oversample = true;
+    assert_eq!(build(&s, &tok).unwrap().prompts.len(), 2);
+    s.no_oversample = false;
 
     std::fs::write(
         &path,
