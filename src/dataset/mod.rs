@@ -197,9 +197,16 @@ pub const MAX_PROMPT_TOKENS: u64 = 500_000_000;
 /// within its bound and the whole within [`MAX_PROMPT_TOKENS`], naming the flags.
 pub fn check_size(spec: &DatasetSpec) -> Result<(), DatasetError> {
     let bad = |msg: String| Err(DatasetError::Invalid(msg));
-    if spec.num_prompts == 0 && spec.name.reads_every_prompt() {
-        // Every prompt of the file: its own size bounds it.
-    } else if spec.num_prompts == 0 || spec.num_prompts > MAX_PROMPTS {
+    if spec.num_prompts == 0 {
+        // 0 is every prompt of the file (its own size bounds it), where that means something.
+        if !spec.name.reads_every_prompt() {
+            return bad(format!(
+                "num_prompts must be at least 1 (-1, every prompt of the file, is for the custom \
+                 and spec_bench datasets; this is {})",
+                spec.name.as_str()
+            ));
+        }
+    } else if spec.num_prompts > MAX_PROMPTS {
         return bad(format!(
             "--num-prompts {} is outside [1, {MAX_PROMPTS}]",
             spec.num_prompts
@@ -295,13 +302,6 @@ pub fn check_size(spec: &DatasetSpec) -> Result<(), DatasetError> {
 
 /// Build the prompts of a scenario.
 pub fn build(spec: &DatasetSpec, tok: &dyn Tokenize) -> Result<Dataset, DatasetError> {
-    if spec.num_prompts == 0 && !spec.name.reads_every_prompt() {
-        return Err(DatasetError::Invalid(format!(
-            "num_prompts must be at least 1 (-1, every prompt of the file, is for the custom \
-             and spec_bench datasets; this is {})",
-            spec.name.as_str()
-        )));
-    }
     check_size(spec)?;
     match spec.name {
         DatasetName::Random => random::random(spec, tok),
