@@ -205,14 +205,7 @@ fn an_unknown_or_ill_typed_field_names_the_file_scenario_and_field() {
     ] {
         let file = dir.path().join("bad.toml");
         std::fs::write(&file, format!("{text}{line}\n")).unwrap();
-        let out = perfgate()
-            .args(["check", "--baseline"])
-            .arg(&file)
-            .arg("--dry-run")
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{line}: {err}");
+        let err = refused(&file);
         let want = format!(
             "{}: model `fake-model`, scenario `{id}`: {says}",
             file.display()
@@ -299,17 +292,23 @@ fn a_time_bounded_scenario_runs_for_its_budget_and_says_so() {
     let (text, id) = suite(&unbounded);
     let file = dir.path().join("unbounded.toml");
     std::fs::write(&file, text).unwrap();
-    let out = perfgate()
-        .args(["check", "--baseline"])
-        .arg(&file)
-        .arg("--dry-run")
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{err}");
+    let err = refused(&file);
     let want = format!(
         "{}: model `fake-model`, scenario `{id}`: duration_s needs max_concurrency",
         file.display()
     );
     assert!(err.contains(&want), "{err}");
+}
+
+/// `perfgate check --dry-run` on a suite it must refuse: exit 2; its stderr.
+fn refused(file: &Path) -> String {
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(file)
+        .arg("--dry-run")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{}: {err}", file.display());
+    err
 }
