@@ -1,7 +1,7 @@
 //! The client benchmark (issue 7): how much CPU perfgate's load client spends per streamed token,
 //! how fast it can go, how exact its TTFT and ITL are against the server's own truth, and how much
 //! memory a 10,000-request run takes — side by side with SGLang's Python `bench_serving.py` against
-//! the same fake server (`perfgate::fakeserver`). The server runs on core 0, each client on core 1.
+//! the same fake server (`perfgate_fakeserver`). The server runs on core 0, each client on core 1.
 //!
 //! Run by hand, never as part of `cargo test`:
 //!     cargo bench --bench client                 # everything, SGLang set up by scripts/setup-sglang-bench.sh
@@ -26,7 +26,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use child::{run_pinned, ChildRun};
-use perfgate::fakeserver::{percentile, FakeConfig, FakeServer};
+use perfgate_fakeserver::{percentile, FakeConfig, FakeServer};
 
 const SERVER_CORE: usize = 0;
 const CLIENT_CORE: usize = 1;
@@ -456,7 +456,7 @@ fn phase_cpu(env: &Env, report: &mut Report) {
             // vLLM's `/tokenize` with the benchmark's tokenizer: vllm-rs checks its prompts
             // against it. (The streams do not depend on the API mimicked.)
             let cfg = FakeConfig {
-                api: perfgate::fakeserver::FakeApi::Vllm,
+                api: perfgate_fakeserver::FakeApi::Vllm,
                 tokenizer_json: Some(env.tokenizer_dir.join("tokenizer.json")),
                 ..FakeConfig::blast(16)
             };

@@ -32,8 +32,7 @@ if [ ! -f "$venv/.installed" ]; then
     touch "$venv/.installed"
 fi
 
-# The fake server is not in the default build.
-cargo build --quiet --features fake-server
+cargo build --quiet --bin perfgate
 bin=target/debug/perfgate
 work="$(mktemp -d)"
 trap 'kill "$server_pid" 2>/dev/null || true; [ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT

@@ -14,9 +14,10 @@
 //! - **Edges**: [`client`] (the measuring HTTP client, its load generator and the engine's
 //!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`monitor`] (telemetry
 //!   sampled beside a run on its own thread), [`github`] (posts what
-//!   [`report`] rendered; never renders), [`atomic`] (whole-file writes, SIGXFSZ), `fakeserver`
-//!   (the fake engine of tests, benches and `perfgate fake-server`; only with the `fake-server`
-//!   feature).
+//!   [`report`] rendered; never renders), [`atomic`] (whole-file writes, SIGXFSZ).
+//! - **Crates of their own** (the compiler keeps them apart): `perfgate-stamp` (kernel receive
+//!   times, shared by [`client`] and the fake server) and `perfgate-fakeserver` (the fake engine
+//!   of tests, benches and `perfgate fake-server`; it cannot reach perfgate's modules).
 //! - **Orchestration**: [`runner`] (the live suite runner: launches → records) wires the edges;
 //!   [`bisect`] (a search of `ab` comparisons over revisions; its [`bisect::search`] is pure)
 //!   drives the runner.
@@ -37,8 +38,6 @@ pub mod client;
 pub mod dataset;
 pub mod engine;
 pub mod export;
-#[cfg(feature = "fake-server")]
-pub mod fakeserver;
 pub mod gate;
 pub mod github;
 pub mod history;

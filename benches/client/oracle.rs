@@ -1,5 +1,5 @@
 //! An outside oracle for the client benchmark: a streaming completions server written here, on
-//! purpose sharing no code with `perfgate::fakeserver` (a bug both sides share cannot hide), run on
+//! purpose sharing no code with `perfgate_fakeserver` (a bug both sides share cannot hide), run on
 //! one thread of its own core. It stamps each request when its first bytes are read, writes the
 //! first token `ttft` later and the rest every `itl`, and keeps per request (arrival, first token
 //! written). The first token's text names the request (`o17 `), so any client's per-request
@@ -80,7 +80,7 @@ impl Oracle {
                             continue;
                         };
                         let _ = sock.set_nodelay(true);
-                        perfgate::client::stamp::enable(&sock);
+                        perfgate_stamp::enable(&sock);
                         tokio::spawn(connection(sock, b.clone(), tokenizer.clone(), ttft, itl));
                     }
                 };
@@ -151,7 +151,7 @@ async fn connection(
             if let Some(p) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
                 break p + 4;
             }
-            match perfgate::client::stamp::read(&sock, &mut tmp).await {
+            match perfgate_stamp::read(&sock, &mut tmp).await {
                 Ok((0, _)) | Err(_) => return,
                 Ok((n, at)) => {
                     arrival.get_or_insert_with(|| at.unwrap_or_else(Instant::now));

@@ -1,11 +1,11 @@
-//! The hidden `perfgate fake-server`: the [`FakeServer`](crate::fakeserver::FakeServer) of the
-//! tests on a port, until interrupted (only in a build with the `fake-server` feature).
+//! The hidden `perfgate fake-server`: the [`FakeServer`](perfgate_fakeserver::FakeServer) of the
+//! tests on a port, until interrupted.
 
 use std::time::Duration;
 
 use super::{infra, Exit};
 use crate::cli::run::FakeServerArgs;
-use crate::fakeserver::{FakeApi, FakeConfig, Fault};
+use perfgate_fakeserver::{FakeApi, FakeConfig, Fault};
 
 /// `perfgate fake-server`: serve until interrupted, after printing the URL.
 pub(crate) fn exec(args: FakeServerArgs) -> anyhow::Result<Exit> {
@@ -38,7 +38,7 @@ pub(crate) fn exec(args: FakeServerArgs) -> anyhow::Result<Exit> {
         ..Default::default()
     };
     let port = args.port;
-    let t = crate::fakeserver::serve_until_signal(cfg, port, |url| {
+    let t = perfgate_fakeserver::serve_until_signal(cfg, port, |url| {
         println!("{url}");
         use std::io::Write;
         let _ = std::io::stdout().flush();

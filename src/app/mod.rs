@@ -11,7 +11,6 @@ mod baseline;
 mod check;
 mod comment;
 mod compare;
-#[cfg(feature = "fake-server")]
 mod fake;
 mod history;
 mod import;
@@ -105,12 +104,7 @@ fn dispatch(cli: Cli) -> anyhow::Result<Exit> {
         Command::History(a) => history::exec(a),
         Command::Comment(a) => comment::exec(a),
         Command::Merge(a) => merge::exec(a),
-        #[cfg(feature = "fake-server")]
         Command::FakeServer(a) => fake::exec(a),
-        #[cfg(not(feature = "fake-server"))]
-        Command::FakeServer(_) => anyhow::bail!(
-            "this perfgate was built without the fake server: `cargo build --features fake-server`"
-        ),
         Command::Completions { shell, dir } => match (shell, dir) {
             (_, Some(dir)) => write_files(
                 &dir,

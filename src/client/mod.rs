@@ -13,7 +13,6 @@ pub mod conversation;
 pub mod h1;
 pub mod load;
 pub mod sse;
-pub mod stamp;
 pub mod tokenize;
 
 mod config;

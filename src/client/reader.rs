@@ -8,7 +8,9 @@ use std::time::{Duration, Instant};
 use tokio::net::TcpStream;
 
 use super::stream::StreamState;
-use super::{fail, h1, sse, stamp};
+use perfgate_stamp as stamp;
+
+use super::{fail, h1, sse};
 use crate::record::{Failure, FailureKind};
 
 /// How long the body may take to end after `[DONE]`.

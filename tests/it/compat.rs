@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use perfgate::fakeserver::FakeConfig;
+use perfgate_fakeserver::FakeConfig;
 
 use crate::support::*;
 

@@ -4,9 +4,9 @@
 //! prompt + max_tokens exceeds the context, and the peak-concurrency figures under a cap.
 
 use perfgate::client::load::{self, NoProgress};
-use perfgate::fakeserver::{FakeApi, FakeConfig, FAKE_VOCAB};
 use perfgate::metrics::Metric;
 use perfgate::report::output::result_block;
+use perfgate_fakeserver::{FakeApi, FakeConfig, FAKE_VOCAB};
 
 use crate::support::*;
 

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use perfgate::client::load::{self, LoadError, NoProgress};
-use perfgate::fakeserver::{FakeConfig, Fault};
+use perfgate_fakeserver::{FakeConfig, Fault};
 
 use crate::support::*;
 
@@ -109,7 +109,7 @@ fn unreachable_server_fails_fast_as_connection_errors() {
 }
 
 mod cli {
-    use perfgate::fakeserver::{FakeConfig, Fault};
+    use perfgate_fakeserver::{FakeConfig, Fault};
 
     use crate::support::*;
 

@@ -167,7 +167,7 @@ fn a_write_past_the_file_size_limit_fails_cleanly_without_a_temporary_file() {
 #[test]
 fn a_long_model_id_chosen_by_the_server_keeps_its_result_under_a_safe_name() {
     let model = format!("org/bad\u{1b}[31m\nname-{}", "x".repeat(300));
-    let server = fake(perfgate::fakeserver::FakeConfig {
+    let server = fake(perfgate_fakeserver::FakeConfig {
         ttft: ms(1),
         itl: ms(1),
         model: model.clone(),

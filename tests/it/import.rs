@@ -619,12 +619,12 @@ fn a_vllm_0_33_log_without_temperature_keeps_its_command_line() {
 /// also as the top-level string `"1"`, as vLLM does; importing that JSON reads the count.
 #[test]
 fn perfgate_result_json_with_metadata_counts_imports() {
-    let cfg = perfgate::fakeserver::FakeConfig {
+    let cfg = perfgate_fakeserver::FakeConfig {
         ttft: std::time::Duration::from_millis(1),
         itl: std::time::Duration::from_millis(1),
         ..Default::default()
     };
-    let fake = perfgate::fakeserver::FakeServer::start_in_thread(cfg).unwrap();
+    let fake = perfgate_fakeserver::FakeServer::start_in_thread(cfg).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let tok = crate::support::word_tokenizer_json(dir.path());
     let bin = env!("CARGO_BIN_EXE_perfgate");

@@ -2,8 +2,8 @@
 //! what the server itself measured.
 
 use perfgate::client::load::{self, NoProgress};
-use perfgate::fakeserver::FakeConfig;
 use perfgate::record::{OutputTokenSource, RequestRate};
+use perfgate_fakeserver::FakeConfig;
 
 use crate::support::*;
 
@@ -339,7 +339,7 @@ mod cli {
 
     #[test]
     fn run_with_a_time_budget_prints_it_and_the_steady_window() {
-        let server = fake(perfgate::fakeserver::FakeConfig {
+        let server = fake(perfgate_fakeserver::FakeConfig {
             ttft: ms(5),
             itl: ms(2),
             ..Default::default()
@@ -384,7 +384,7 @@ mod cli {
 
     #[test]
     fn run_writes_the_vllm_result_json() {
-        let server = fake(perfgate::fakeserver::FakeConfig {
+        let server = fake(perfgate_fakeserver::FakeConfig {
             ttft: ms(20),
             itl: ms(2),
             ..Default::default()
@@ -481,8 +481,8 @@ mod cli {
 /// tokenizer file that cannot be read stops the server's start with its path.
 #[test]
 fn fake_tokenize_uses_a_configured_tokenizer() {
-    use perfgate::fakeserver::{FakeApi, FakeServer};
     use perfgate::tokenizer::Tokenize;
+    use perfgate_fakeserver::{FakeApi, FakeServer};
     let dir = tempfile::tempdir().unwrap();
     let path = word_tokenizer_json(dir.path());
     for api in [FakeApi::Vllm, FakeApi::LlamaCpp] {

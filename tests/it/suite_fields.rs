@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use perfgate::fakeserver::FakeConfig;
 use perfgate::record::{Endpoint, ScenarioParams};
+use perfgate_fakeserver::FakeConfig;
 
 use crate::support::*;
 

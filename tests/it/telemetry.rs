@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use perfgate::client::load::{self, NoProgress};
-use perfgate::fakeserver::FakeConfig;
 use perfgate::monitor::{Monitor, MonitorConfig};
+use perfgate_fakeserver::FakeConfig;
 
 use crate::support::*;
 

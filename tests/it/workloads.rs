@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use perfgate::fakeserver::{FakeConfig, Fault};
+use perfgate_fakeserver::{FakeConfig, Fault};
 
 use crate::support::*;
 
@@ -162,7 +162,7 @@ fn lora_modules_name_an_adapter_per_request() {
     let server = fake(FakeConfig {
         ttft: ms(2),
         itl: ms(1),
-        api: perfgate::fakeserver::FakeApi::Vllm,
+        api: perfgate_fakeserver::FakeApi::Vllm,
         lora_modules: vec!["sql-lora".into(), "chat-lora".into()],
         ..Default::default()
     });
@@ -216,8 +216,8 @@ fn spec_decode_acceptance_comes_from_the_server_s_counters() {
     let server = fake(FakeConfig {
         ttft: ms(2),
         itl: ms(1),
-        api: perfgate::fakeserver::FakeApi::Vllm,
-        spec_decode: Some(perfgate::fakeserver::SpecDecode {
+        api: perfgate_fakeserver::FakeApi::Vllm,
+        spec_decode: Some(perfgate_fakeserver::SpecDecode {
             num_speculative_tokens: 3,
             accepted: 2,
         }),

@@ -177,7 +177,7 @@ impl Pool {
                 )
             })??;
         s.set_nodelay(true)?;
-        super::stamp::enable(&s);
+        perfgate_stamp::enable(&s);
         Ok(s)
     }
 }

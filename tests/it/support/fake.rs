@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use perfgate::client::load::RunConfig;
 use perfgate::dataset::Prompt;
-use perfgate::fakeserver::{FakeConfig, FakeServer};
 use perfgate::tokenizer::{Tokenize, TokenizerError};
+use perfgate_fakeserver::{FakeConfig, FakeServer};
 
 /// One token per whitespace-separated word; ids are positions in a tiny vocabulary.
 pub struct WordTok;

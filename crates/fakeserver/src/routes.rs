@@ -30,7 +30,7 @@ pub struct SeenRequest {
 pub(super) struct Shared {
     pub cfg: FakeConfig,
     /// [`FakeConfig::tokenizer_json`], loaded.
-    pub tok: Option<crate::tokenizer::HfTokenizer>,
+    pub tok: Option<tokenizers::Tokenizer>,
     pub truth: Recorder,
     /// The last generation request (for tests of what a client sends).
     pub last: Mutex<Option<SeenRequest>>,
@@ -68,9 +68,11 @@ const JSON: &str = "application/json";
 
 /// `/tokenize`'s ids for `text`: the configured tokenizer's, else one per word.
 fn token_ids(shared: &Shared, text: &str) -> Vec<u32> {
-    use crate::tokenizer::Tokenize;
     match &shared.tok {
-        Some(t) => t.encode(text).unwrap_or_default(),
+        Some(t) => t
+            .encode(text, false)
+            .map(|e| e.get_ids().to_vec())
+            .unwrap_or_default(),
         None => text.split_whitespace().map(word_id).collect(),
     }
 }

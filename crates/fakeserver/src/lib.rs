@@ -15,9 +15,10 @@
 //! `ignore_eos`), unless `max_model_len` shortens it the way vLLM does. `api` picks whose
 //! tokenizer endpoints and model list to mimic (llama.cpp's, vLLM's, SGLang's).
 //!
-//! Built only with the `fake-server` feature: tests, benches and examples get it through the
-//! crate's dev-dependency on itself; `perfgate fake-server` needs
-//! `cargo build --features fake-server`.
+//! A crate of its own, so the compiler keeps it apart from perfgate's internals: it shares only
+//! [`perfgate_stamp`] (the kernel's receive times) with the measuring client, and tokenizes with
+//! the reference `tokenizers` library (as real engines do), not with perfgate's own tokenizer,
+//! so a test holding perfgate's token counts against `/tokenize` compares two implementations.
 //!
 //! Modules: `config` (knobs, [`Fault`]), `truth` (the measurements), `server` (the thread,
 //! accept loop and handle), `routes` (one connection's requests, what connections share), `http` (request reading with

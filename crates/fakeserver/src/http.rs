@@ -83,7 +83,7 @@ pub(super) async fn read_request(
         if buf.len() > MAX_HEAD {
             return Err(io::Error::other("request head too large"));
         }
-        let (n, stamp) = crate::client::stamp::read(sock, &mut tmp).await?;
+        let (n, stamp) = perfgate_stamp::read(sock, &mut tmp).await?;
         if n == 0 {
             return Ok(None);
         }

@@ -37,9 +37,19 @@ impl FakeServer {
     ) -> io::Result<FakeServer> {
         let spec = cfg.spec_decode;
         let tok = match &cfg.tokenizer_json {
-            Some(p) => Some(crate::tokenizer::HfTokenizer::from_path(p).map_err(|e| {
-                io::Error::new(io::ErrorKind::InvalidInput, format!("{}: {e}", p.display()))
-            })?),
+            Some(p) => {
+                let file = if p.is_dir() {
+                    p.join("tokenizer.json")
+                } else {
+                    p.clone()
+                };
+                Some(tokenizers::Tokenizer::from_file(&file).map_err(|e| {
+                    io::Error::new(
+                        io::ErrorKind::InvalidInput,
+                        format!("{}: {e}", file.display()),
+                    )
+                })?)
+            }
             None => None,
         };
         let shared = Arc::new(Shared {
@@ -90,7 +100,7 @@ impl FakeServer {
                             acc = listener.accept() => {
                                 let Ok((sock, _)) = acc else { continue };
                                 let _ = sock.set_nodelay(true);
-                                crate::client::stamp::enable(&sock);
+                                perfgate_stamp::enable(&sock);
                                 tokio::spawn(serve_conn(sock, shared2.clone()));
                             }
                         }
