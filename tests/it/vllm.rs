@@ -645,7 +645,7 @@ fn a_vllm_that_dies_mid_scenario_ends_in_exit_3_with_its_log_tail() {
     assert!(results.trim().is_empty(), "a record was kept: {results}");
     // A suite without numbers gates nothing: its errors are listed on stderr.
     assert!(
-        stderr.contains("perfgate: error: SmolLM2-135M-Instruct random-in32-out32-n8-c4"),
+        stderr.contains("perfgate: error: SmolLM2-135M-Instruct random-in32-out32-n64-c4"),
         "{stderr}"
     );
     eprintln!("{}", msg.lines().next().unwrap_or_default());
