@@ -19,6 +19,11 @@
 //! `--same-session 1` records both sides in one session (no offset, and the gate knows it: the
 //! design of a baseline recorded beside the candidate).
 //!
+//! `--models N` simulates a suite of N models instead of 6 (each with the 4 scenarios; `1` is the
+//! one-model CPU suites that `perfgate plan` sizes); `--max-pairs N` runs `--ab 1` with that one
+//! budget of pairs (at `--rho R`, default 0) instead of its table of budgets: the check of a design `perfgate plan`
+//! printed (docs/plan.md).
+//!
 //! `--engine-wide-share` sets the gate's least share of α for the all-models tests (docs/gate.md,
 //! "Settings"); `--one-slower` the slowdown of the one-scenario column of the stored-baseline
 //! table (default 5 %).
@@ -49,7 +54,6 @@ use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
-const MODELS: usize = 6;
 const SCENARIOS: usize = 4;
 
 /// Between-launch sd (%) of: output throughput, median TTFT, median TPOT, p99 TTFT, p99 TPOT,
@@ -199,14 +203,14 @@ fn ab_cell(
     let mut rng = StdRng::seed_from_u64(seed);
     // Each model is its own sequential test at α / models (what the gate gives it in a suite).
     let model_cfg = GateConfig {
-        alpha: Some(cfg.alpha() / MODELS as f64),
+        alpha: Some(cfg.alpha() / sim.models as f64),
         ..cfg.clone()
     };
     let (mut fails, mut passes, mut pairs, mut pairs_fail) = (0usize, 0usize, 0u64, 0u64);
     let (mut rows, mut row_pass) = (0usize, 0usize);
     for _ in 0..trials {
         let (mut any_fail, mut all_pass) = (false, true);
-        for m in 0..MODELS {
+        for m in 0..sim.models {
             let mut pair = |p: u32| -> Vec<ScenarioResult> {
                 let common = Common::draw(c, &mut rng);
                 (0..SCENARIOS)
@@ -237,16 +241,16 @@ fn ab_cell(
         fail: fails as f64 / trials as f64,
         pass: passes as f64 / trials as f64,
         row_pass: row_pass as f64 / rows.max(1) as f64,
-        mean_pairs: pairs as f64 / (trials * MODELS) as f64,
+        mean_pairs: pairs as f64 / (trials * sim.models) as f64,
         pairs_to_fail: pairs_fail as f64 / fails.max(1) as f64,
     }
 }
 
-fn ab_table(sim: &Sim, seed: u64, one: usize) {
+fn ab_table(sim: &Sim, seed: u64, one: usize, design: Option<(f64, u32)>) {
     println!("| ρ | most pairs | false alarms | PASS | gated rows PASS | mean pairs per model | 5 % slower everywhere: FAIL · pairs | 5 % slower, one scenario: FAIL · pairs | 10 % slower, one scenario: FAIL · pairs |");
     println!("|---|--:|--:|--:|--:|--:|--:|--:|--:|");
     let pc = |v: f64| format!("{:.1} %", v * 100.0);
-    let designs = [
+    let table = [
         (0.0, 10),
         (0.0, 20),
         (0.0, 40),
@@ -257,6 +261,10 @@ fn ab_table(sim: &Sim, seed: u64, one: usize) {
         (0.8, 20),
         (0.8, 40),
     ];
+    let designs = match design {
+        Some(d) => vec![d],
+        None => table.to_vec(),
+    };
     for (i, (rho, max)) in designs.iter().enumerate() {
         let s = seed.wrapping_mul(1000).wrapping_add(500 + i as u64 * 10);
         let same = ab_cell(*rho, *max, 1.0, Some(0), sim, s);
@@ -338,7 +346,7 @@ fn side(
     let session = Session::draw(id, sim.session_sd, rng);
     let mut out = Vec::new();
     for l in 0..n {
-        for m in 0..MODELS {
+        for m in 0..sim.models {
             let common = Common::draw(sim.c, rng);
             for s in 0..SCENARIOS {
                 let f = if one.is_none_or(|k| m == 0 && s == k) {
@@ -374,6 +382,8 @@ struct Sim {
     uniform: Option<[f64; 6]>,
     /// The corpus's noise per scenario shape, cycled over the suite's scenarios.
     shapes: &'static [[f64; 6]],
+    /// Models in the suite.
+    models: usize,
 }
 
 fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64) -> Cell {
@@ -412,6 +422,7 @@ fn main() {
     let mut session_sd = 0.0f64;
     let mut same_session = false;
     let (mut uniform, mut oracle) = (None, false);
+    let (mut models, mut max_pairs, mut rho) = (6usize, None, 0.0f64);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -431,6 +442,9 @@ fn main() {
             "--one-slower" => one_pct = v,
             "--launch-corr" => c = Some(v),
             "--fit" => fit = v as usize,
+            "--models" => models = v as usize,
+            "--max-pairs" => max_pairs = Some(v as u32),
+            "--rho" => rho = v,
             "--session-sd" => session_sd = v,
             "--same-session" => same_session = v != 0.0,
             "--uniform-noise" => uniform = Some([v; 6]),
@@ -456,6 +470,7 @@ fn main() {
     };
     let c = c.unwrap_or(corr);
     assert!((0.0..1.0).contains(&c), "--launch-corr must be in [0, 1)");
+    assert!(models >= 1, "--models must be at least 1");
     if oracle {
         // The oracle knows every row's noise: the true sd as the prior, weighed as exact.
         let sd = uniform.expect("--oracle 1 needs --uniform-noise PCT")[0] * scale;
@@ -466,7 +481,8 @@ fn main() {
         cfg.prior_df = Some(1000.0);
     }
     println!(
-        "{trials} trials per cell, seed {seed}, corpus noise × {scale}, launch effect shared across scenarios c = {c}, session offset {session_sd} launch sd; 24-row suite (6 models × 4 scenarios)\n"
+        "{trials} trials per cell, seed {seed}, corpus noise × {scale}, launch effect shared across scenarios c = {c}, session offset {session_sd} launch sd; {}-row suite ({models} models × 4 scenarios)\n",
+        models * 4
     );
     let sim = Sim {
         trials,
@@ -477,9 +493,11 @@ fn main() {
         same_session,
         uniform,
         shapes,
+        models,
     };
     if ab {
-        ab_table(&sim, seed, one);
+        assert!((0.0..1.0).contains(&rho), "--rho must be in [0, 1)");
+        ab_table(&sim, seed, one, max_pairs.map(|n| (rho, n)));
         return;
     }
     println!("| launches (base × cand) | false alarms | gated rows PASS | 5 % slower everywhere | {one_pct} % slower in one scenario | 10 % slower everywhere |");
