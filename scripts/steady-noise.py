@@ -12,7 +12,7 @@ means: each run of at least 32 requests cut into 4 blocks of equal time, the fig
 (tokens produced inside it, the medians of the requests that started in it), and the sd of the
 whole run's log figure that block-to-block variation alone would give (sd of the blocks' logs / 2),
 beside the launch-to-launch sd.
-The steady window is recomputed here with the rule of src/steady.rs (in flight = cap) so that
+The steady window is recomputed here with the rule of crates/record/src/steady.rs (in flight = cap) so that
 records of a perfgate without the `steady` key can be used; where the record has the key, the
 two are compared."""
 import json, math, sys, glob, os, re, statistics as st

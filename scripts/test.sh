@@ -17,6 +17,9 @@ export PERFGATE_REQUIRE_ENGINE=1
 echo "test.sh: install step took $(( $(date +%s) - start )) s" >&2
 
 cargo test --all-targets
+# The library example (docs/library.md, the crate's front page) compiles and runs as a doctest;
+# `--all-targets` leaves doctests out.
+cargo test --doc
 # The API docs build without a warning (broken or private intra-doc links, bad code blocks).
 # The fuzz targets' bodies (fuzz/bodies.rs) are built and run by `cargo test` (tests/it/fuzz.rs);
 # the libFuzzer crate itself is built by CI's fuzz job (CONTRIBUTING.md, "Fuzzing").

@@ -15,9 +15,12 @@
 //!   tokenizer endpoint), [`engine`] (processes, readiness, `/metrics`), [`monitor`] (telemetry
 //!   sampled beside a run on its own thread), [`github`] (posts what
 //!   [`report`] rendered; never renders), [`atomic`] (whole-file writes, SIGXFSZ).
-//! - **Crates of their own** (the compiler keeps them apart): `perfgate-stamp` (kernel receive
-//!   times, shared by [`client`] and the fake server) and `perfgate-fakeserver` (the fake engine
-//!   of tests, benches and `perfgate fake-server`; it cannot reach perfgate's modules).
+//! - **Crates of their own** (the compiler keeps them apart): `perfgate-record` ([`record`],
+//!   [`text`], [`steady`], [`telemetry`], [`redact`], [`launch`]) and `perfgate-gate` ([`gate`],
+//!   [`baseline`], [`history`]), core modules re-exported here under their names, which can reach
+//!   no other module and no edge crate; `perfgate-stamp` (kernel receive times, shared by
+//!   [`client`] and the fake server) and `perfgate-fakeserver` (the fake engine of tests, benches
+//!   and `perfgate fake-server`; it cannot reach perfgate's modules).
 //! - **Orchestration**: [`runner`] (the live suite runner: launches → records) wires the edges;
 //!   [`bisect`] (a search of `ab` comparisons over revisions; its [`bisect::search`] is pure)
 //!   drives the runner.
@@ -31,27 +34,23 @@
 
 pub mod app;
 pub mod atomic;
-pub mod baseline;
 pub mod bisect;
 pub mod cli;
 pub mod client;
 pub mod dataset;
 pub mod engine;
 pub mod export;
-pub mod gate;
 pub mod github;
-pub mod history;
 pub mod import;
-pub mod launch;
 pub mod metrics;
 pub mod monitor;
-pub mod record;
-pub mod redact;
 pub mod report;
 pub mod runner;
-pub mod steady;
 pub mod suite;
-pub mod telemetry;
-pub mod text;
 pub mod tokenizer;
 pub mod workload;
+
+// The modules of perfgate's two pure crates, under the names they have always had here
+// (`perfgate::record`, `crate::gate`, …).
+pub use perfgate_gate::{baseline, gate, history};
+pub use perfgate_record::{launch, record, redact, steady, telemetry, text};

@@ -93,3 +93,27 @@ pub fn render_terminal(h: &History, changes_only: bool) -> String {
     );
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::render_terminal;
+    use crate::gate::GateConfig;
+    use crate::history::build;
+    use crate::report::sample::release_series;
+
+    #[test]
+    fn a_planted_step_is_drawn_and_a_flat_history_says_so() {
+        let cfg = GateConfig::default();
+        let h = build(
+            &release_series(|i| if i >= 6 { 0.8 } else { 1.0 }),
+            &[],
+            &cfg,
+            3,
+        )
+        .unwrap();
+        let text = render_terminal(&h, true);
+        assert!(text.contains("▼ worse at #7"), "{text}");
+        let flat = build(&release_series(|_| 1.0), &[], &cfg, 3).unwrap();
+        assert!(render_terminal(&flat, false).contains("0 of 2 series"));
+    }
+}

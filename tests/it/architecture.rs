@@ -271,15 +271,52 @@ fn cycle(graph: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
     None
 }
 
+/// perfgate's modules, wherever they live: every file of `src/`, and the files of each module
+/// `src/lib.rs` re-exports from a crate of the workspace (`pub use perfgate_gate::{gate, …};`
+/// reads `crates/gate/src/gate/` and `crates/gate/src/gate.rs`), with the same folder paths as
+/// if they were in `src/`.
 fn source() -> Vec<File> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = Vec::new();
-    files(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
-        &[],
-        &mut out,
-    );
+    files(&root.join("src"), &[], &mut out);
+    for (krate, modules) in reexports() {
+        let dir = root.join("crates").join(&krate).join("src");
+        let mut mine = Vec::new();
+        files(&dir, &[], &mut mine);
+        for m in &modules {
+            assert!(
+                mine.iter().any(|f| top(f) == *m),
+                "src/lib.rs re-exports `{m}` from crates/{krate}, which has no {m}.rs or {m}/"
+            );
+        }
+        out.extend(mine.into_iter().filter(|f| modules.contains(&top(f))));
+    }
     assert!(out.len() > 40, "read only {} files", out.len());
     out
+}
+
+/// The workspace crates whose modules `src/lib.rs` re-exports, by folder under `crates/`, and
+/// the modules it takes from each: `pub use perfgate_gate::{baseline, gate};` gives
+/// `("gate", ["baseline", "gate"])`.
+fn reexports() -> Vec<(String, Vec<String>)> {
+    let lib =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    lib.lines()
+        .filter_map(|l| {
+            let rest = l.trim().strip_prefix("pub use perfgate_")?;
+            let (krate, list) = rest.split_once("::")?;
+            let list = list.trim_end_matches(';').trim();
+            let list = list
+                .strip_prefix('{')
+                .and_then(|x| x.strip_suffix('}'))
+                .unwrap_or(list);
+            let modules = list
+                .split(',')
+                .map(|m| m.trim().to_string())
+                .filter(|m| !m.is_empty());
+            Some((krate.to_string(), modules.collect()))
+        })
+        .collect()
 }
 
 fn top(f: &File) -> String {
@@ -299,18 +336,19 @@ fn names_crate(code: &str, krate: &str) -> usize {
         .count()
 }
 
-/// The top-level modules `src/lib.rs` declares (`pub mod x;`, `mod x;`).
+/// The top-level modules of perfgate: those `src/lib.rs` declares (`pub mod x;`, `mod x;`) and
+/// those it re-exports from the workspace's crates.
 fn declared_modules() -> BTreeSet<String> {
     let lib =
         std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
-    lib.lines()
-        .filter_map(|l| {
-            let l = l.trim();
-            let rest = l
-                .strip_prefix("pub mod ")
-                .or_else(|| l.strip_prefix("mod "))?;
-            Some(rest.trim_end_matches(';').trim().to_string())
-        })
+    let own = lib.lines().filter_map(|l| {
+        let l = l.trim();
+        let rest = l
+            .strip_prefix("pub mod ")
+            .or_else(|| l.strip_prefix("mod "))?;
+        Some(rest.trim_end_matches(';').trim().to_string())
+    });
+    own.chain(reexports().into_iter().flat_map(|(_, m)| m))
         .collect()
 }
 
@@ -982,4 +1020,62 @@ fn the_size_limits_bite_at_701_lines_and_121_line_functions() {
     let inline = format!("#[cfg(test)]\nmod tests {{\n{}}}\n", body(MAX_FN_LINES + 5));
     assert!(over_the_limits(&file("src/a.rs", inline)).is_empty());
     assert!(!is_test_file(Path::new("src/tests_util.rs")));
+}
+
+/// The `[dependencies]` keys of a manifest, `-` written `_` (`shell-words` → `shell_words`).
+fn dependencies(manifest: &str) -> Vec<String> {
+    let mut inside = false;
+    let mut out = Vec::new();
+    for l in manifest.lines().map(str::trim) {
+        if l.starts_with('[') {
+            inside = l == "[dependencies]";
+        } else if inside && !l.is_empty() && !l.starts_with('#') {
+            if let Some((key, _)) = l.split_once('=') {
+                out.push(key.trim().replace('-', "_"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_crates_of_core_modules_depend_on_no_edge_crate_and_no_other_layer() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let crates = reexports();
+    assert!(crates.len() >= 2, "read {crates:?} from src/lib.rs");
+    let own: BTreeSet<String> = crates
+        .iter()
+        .map(|(k, _)| format!("perfgate_{k}"))
+        .collect();
+    let mut bad = Vec::new();
+    for (krate, modules) in &crates {
+        for m in modules.iter().filter(|m| layer(m) != Some(0)) {
+            bad.push(format!("crates/{krate} holds `{m}`, not a core module"));
+        }
+        let path = root.join("crates").join(krate).join("Cargo.toml");
+        let deps = dependencies(&std::fs::read_to_string(&path).unwrap());
+        assert!(
+            !deps.is_empty(),
+            "no [dependencies] read from {}",
+            path.display()
+        );
+        let clap_ok = modules
+            .iter()
+            .any(|m| CLAP_ALLOWED.iter().any(|(a, _)| a == m));
+        for d in &deps {
+            let edge = EDGE_CRATES.contains(&d.as_str()) && !(clap_ok && d == "clap");
+            let other = d.starts_with("perfgate") && !own.contains(d);
+            if edge || other {
+                bad.push(format!("{} depends on `{d}`", path.display()));
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "core crates reaching out:\n{}",
+        bad.join("\n")
+    );
+    // The reader bites: a manifest with an edge crate among its dependencies.
+    let m = "[package]\nname = \"x\"\n[dependencies]\n# c\nserde = \"1\"\nsocket-2 = \"0\"\n[dev-dependencies]\ntokio = \"1\"\n";
+    assert_eq!(dependencies(m), ["serde", "socket_2"]);
 }

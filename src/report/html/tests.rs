@@ -186,7 +186,7 @@ fn history_page() {
             let thr = 1000.0 * [1.0, 1.01, 0.99, 1.005, 0.8, 0.81, 0.795, 0.802][i];
             (
                 format!("b{i}.toml"),
-                history::tests::synthetic(&format!("v0.{i}.0"), None, &[thr]),
+                sample::baseline(&format!("v0.{i}.0"), None, &[thr]),
             )
         })
         .collect();

@@ -262,7 +262,7 @@ impl ScenarioParams {
 
     /// The checks of the request fields (endpoint, sampling, `extra_body`); the message names
     /// the field. Run by every path that makes a scenario: a suite or baseline file on load,
-    /// `perfgate run`'s flags, a library caller's [`crate::runner::scenario_run`].
+    /// `perfgate run`'s flags, a library caller's `perfgate::runner::scenario_run`.
     pub fn check_request_fields(&self) -> Result<(), String> {
         if let Some(d) = self.duration_s {
             if !(d.is_finite() && d > 0.0) {

@@ -61,7 +61,7 @@ fn one_pair_is_judged_on_the_prior_and_outlying_pairs_are_flagged_and_kept() {
 
 /// A record of `arm` in pair `p` with latencies × `lat` and throughputs ÷ `lat`.
 fn rec(model: &str, scen_n: u64, arm: Arm, p: u32, lat: f64) -> ScenarioResult {
-    let mut r = crate::report::sample::record(model, scen_n, 1.0 / lat, lat);
+    let mut r = crate::sample::record(model, scen_n, 1.0 / lat, lat);
     r.arm = Some(arm);
     r.pair = Some(p);
     r.launch_id = Some(format!("L{}{}", p, arm.as_str()));

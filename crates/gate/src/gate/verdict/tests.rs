@@ -1,6 +1,6 @@
 use super::*;
 use crate::gate::TopVerdict;
-use crate::report::sample::record;
+use crate::sample::record;
 use proptest::prelude::*;
 
 fn eval(base: &[ScenarioResult], cur: &[ScenarioResult]) -> Report {

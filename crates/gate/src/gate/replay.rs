@@ -420,7 +420,7 @@ pub fn replay_ab(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::sample::record;
+    use crate::sample::record;
 
     #[test]
     fn splits_are_disjoint_and_complete() {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::report::sample::record;
+use crate::sample::record;
 
 fn rec(v: f64, launch: Option<&str>, run: u32) -> ScenarioResult {
     let mut r = record("m", 100, 1.0, 1.0);

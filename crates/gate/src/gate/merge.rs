@@ -478,7 +478,7 @@ mod one_family {
     use super::*;
     use crate::gate::{evaluate, GateConfig, Inputs, ALL_MODELS};
     use crate::record::ScenarioResult;
-    use crate::report::sample::record;
+    use crate::sample::record;
 
     /// One model's records: 2 scenarios × 3 launches (±1 %), one session; throughput × `thr`.
     fn model(m: &str, tag: &str, thr: f64) -> Vec<ScenarioResult> {
