@@ -18,7 +18,8 @@
 //! - **Crates of their own** (the compiler keeps them apart): `perfgate-record` ([`record`],
 //!   [`text`], [`steady`], [`telemetry`], [`redact`], [`launch`]) and `perfgate-gate` ([`gate`],
 //!   [`baseline`], [`history`]), core modules re-exported here under their names, which can reach
-//!   no other module and no edge crate; `perfgate-stamp` (kernel receive times, shared by
+//!   no other module and no edge crate; `perfgate-client` ([`client`], [`dataset`],
+//!   [`tokenizer`], [`metrics`], [`export`]), which cannot reach the gate; `perfgate-stamp` (kernel receive times, shared by
 //!   [`client`] and the fake server) and `perfgate-fakeserver` (the fake engine of tests, benches
 //!   and `perfgate fake-server`; it cannot reach perfgate's modules).
 //! - **Orchestration**: [`runner`] (the live suite runner: launches → records) wires the edges;
@@ -36,21 +37,17 @@ pub mod app;
 pub mod atomic;
 pub mod bisect;
 pub mod cli;
-pub mod client;
-pub mod dataset;
 pub mod engine;
-pub mod export;
 pub mod github;
 pub mod import;
-pub mod metrics;
 pub mod monitor;
 pub mod report;
 pub mod runner;
 pub mod suite;
-pub mod tokenizer;
 pub mod workload;
 
-// The modules of perfgate's two pure crates, under the names they have always had here
+// The modules of perfgate's crates, under the names they have always had here
 // (`perfgate::record`, `crate::gate`, …).
+pub use perfgate_client::{client, dataset, export, metrics, tokenizer};
 pub use perfgate_gate::{baseline, gate, history};
 pub use perfgate_record::{launch, record, redact, steady, telemetry, text};
