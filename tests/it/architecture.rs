@@ -295,13 +295,16 @@ fn source() -> Vec<File> {
     out
 }
 
+fn lib_rs() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap()
+}
+
 /// The workspace crates whose modules `src/lib.rs` re-exports, by folder under `crates/`, and
 /// the modules it takes from each: `pub use perfgate_gate::{baseline, gate};` gives
 /// `("gate", ["baseline", "gate"])`.
 fn reexports() -> Vec<(String, Vec<String>)> {
-    let lib =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
-    lib.lines()
+    lib_rs()
+        .lines()
         .filter_map(|l| {
             let rest = l.trim().strip_prefix("pub use perfgate_")?;
             let (krate, list) = rest.split_once("::")?;
@@ -339,8 +342,7 @@ fn names_crate(code: &str, krate: &str) -> usize {
 /// The top-level modules of perfgate: those `src/lib.rs` declares (`pub mod x;`, `mod x;`) and
 /// those it re-exports from the workspace's crates.
 fn declared_modules() -> BTreeSet<String> {
-    let lib =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    let lib = lib_rs();
     let own = lib.lines().filter_map(|l| {
         let l = l.trim();
         let rest = l
@@ -1038,19 +1040,24 @@ fn dependencies(manifest: &str) -> Vec<String> {
     out
 }
 
-#[test]
-fn the_crates_of_modules_depend_only_on_their_layer_or_below() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let crates = reexports();
-    assert!(crates.len() >= 3, "read {crates:?} from src/lib.rs");
-    // A crate's layer is its highest module's; only core and edge modules live in crates.
-    let layer_of = |modules: &[String]| modules.iter().filter_map(|m| layer(m)).max();
+/// What breaks the crates' rule: a crate (by folder under `crates/`, with the modules perfgate
+/// re-exports from it) holds only core and edge modules, depends on perfgate's crates of its own
+/// layer or below (an edge crate also on `perfgate-stamp`), and a crate of core modules names
+/// no edge crate (clap only for the counted derives). `deps` gives a crate's dependencies.
+fn crate_faults(
+    crates: &[(String, Vec<String>)],
+    deps: impl Fn(&str) -> Vec<String>,
+) -> Vec<String> {
+    // A crate's layer is its highest module's.
     let layers: BTreeMap<String, usize> = crates
         .iter()
-        .map(|(k, m)| (format!("perfgate_{k}"), layer_of(m).unwrap_or(usize::MAX)))
+        .map(|(k, m)| {
+            let l = m.iter().filter_map(|m| layer(m)).max();
+            (format!("perfgate_{k}"), l.unwrap_or(usize::MAX))
+        })
         .collect();
     let mut bad = Vec::new();
-    for (krate, modules) in &crates {
+    for (krate, modules) in crates {
         let mine = layers[&format!("perfgate_{krate}")];
         if mine > 1 {
             bad.push(format!(
@@ -1058,6 +1065,29 @@ fn the_crates_of_modules_depend_only_on_their_layer_or_below() {
             ));
             continue;
         }
+        let clap_ok = modules
+            .iter()
+            .any(|m| CLAP_ALLOWED.iter().any(|(a, _)| a == m));
+        for d in deps(krate) {
+            let edge = mine == 0 && EDGE_CRATES.contains(&d.as_str()) && !(clap_ok && d == "clap");
+            let up = layers.get(&d).is_some_and(|l| *l > mine);
+            let stray = d.starts_with("perfgate")
+                && !layers.contains_key(&d)
+                && !(mine == 1 && d == "perfgate_stamp");
+            if edge || up || stray {
+                bad.push(format!("crates/{krate} depends on `{d}`"));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn the_crates_of_modules_depend_only_on_their_layer_or_below() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let crates = reexports();
+    assert!(crates.len() >= 3, "read {crates:?} from src/lib.rs");
+    let manifest = |krate: &str| {
         let path = root.join("crates").join(krate).join("Cargo.toml");
         let deps = dependencies(&std::fs::read_to_string(&path).unwrap());
         assert!(
@@ -1065,25 +1095,41 @@ fn the_crates_of_modules_depend_only_on_their_layer_or_below() {
             "no [dependencies] read from {}",
             path.display()
         );
-        let clap_ok = modules
-            .iter()
-            .any(|m| CLAP_ALLOWED.iter().any(|(a, _)| a == m));
-        for d in &deps {
-            // A core crate names no edge crate (clap only for the counted derives).
-            let edge = mine == 0 && EDGE_CRATES.contains(&d.as_str()) && !(clap_ok && d == "clap");
-            // perfgate's own crates: only those of its layer or below; an edge crate may
-            // also use the receive-time stamps.
-            let up = layers.get(d).is_some_and(|l| *l > mine);
-            let stray = d.starts_with("perfgate")
-                && !layers.contains_key(d)
-                && !(mine == 1 && d == "perfgate_stamp");
-            if edge || up || stray {
-                bad.push(format!("{} depends on `{d}`", path.display()));
-            }
-        }
-    }
+        deps
+    };
+    let bad = crate_faults(&crates, manifest);
     assert!(bad.is_empty(), "crates reaching up:\n{}", bad.join("\n"));
     // The reader bites: a manifest with an edge crate among its dependencies.
     let m = "[package]\nname = \"x\"\n[dependencies]\n# c\nserde = \"1\"\nsocket-2 = \"0\"\n[dev-dependencies]\ntokio = \"1\"\n";
     assert_eq!(dependencies(m), ["serde", "socket_2"]);
+    // The rule bites: a core crate on tokio, a core crate on an edge crate of perfgate, a crate
+    // holding the front layer, a crate on a perfgate crate that holds no module.
+    let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+    let crates = vec![
+        ("record".to_string(), s(&["record"])),
+        ("gate".to_string(), s(&["gate"])),
+        ("client".to_string(), s(&["client"])),
+        ("front".to_string(), s(&["app"])),
+    ];
+    let deps = |k: &str| match k {
+        "record" => s(&["serde", "tokio", "clap"]),
+        "gate" => s(&["perfgate_record", "perfgate_client", "clap"]),
+        "client" => s(&[
+            "tokio",
+            "perfgate_stamp",
+            "perfgate_record",
+            "perfgate_fakeserver",
+        ]),
+        _ => s(&["clap"]),
+    };
+    assert_eq!(
+        crate_faults(&crates, deps),
+        [
+            "crates/record depends on `tokio`",
+            "crates/gate depends on `perfgate_client`",
+            "crates/gate depends on `clap`",
+            "crates/client depends on `perfgate_fakeserver`",
+            "crates/front holds [\"app\"]: only core and edge modules",
+        ]
+    );
 }
