@@ -9,8 +9,9 @@
 //! end): DIFFERENT there searches that half and leaves the first one open, SAME there puts the
 //! change in the first half, UNKNOWN again leaves the whole range open. When a culprit is named,
 //! the part of the range above it that was never measured is checked with one more comparison
-//! (culprit vs the range's high end), and a second change found there is searched the same way
-//! (Pinpoint's refinement: every range that still differs is bisected).
+//! (culprit vs the range's high end; not repeated when an UNKNOWN step's other half already made
+//! it), and a second change found there is searched the same way (Pinpoint's refinement: every
+//! range that still differs is bisected). No pair of revisions is measured twice.
 //!
 //! Error control: step k is tested at α_k = α / (S + 1) for k ≤ S and α / (S + 1) · 2^−(k−S)
 //! beyond, where S = 1 + ⌈log₂(n − 1)⌉ + margin is the planned number of steps for n revisions; the
@@ -205,6 +206,14 @@ struct Searcher<'a> {
 }
 
 impl Searcher<'_> {
+    /// The verdict of a finished step that already compared `base` with `cand`.
+    fn known(&self, base: usize, cand: usize) -> Option<Verdict> {
+        self.steps
+            .iter()
+            .find(|s| s.request.base == base && s.request.cand == cand && s.result.stop.is_none())
+            .map(|s| s.result.verdict)
+    }
+
     /// Ask one comparison; `None` when the search must stop.
     fn ask(&mut self, base: usize, cand: usize) -> Option<Verdict> {
         let k = self.steps.len() + 1;
@@ -339,10 +348,17 @@ impl Searcher<'_> {
         if hi == top {
             return None;
         }
-        // The revisions above the culprit were never measured against it: one more comparison.
-        let Some(v) = self.ask(hi, top) else {
-            self.stop_open(hi, top);
-            return None;
+        // The revisions above the culprit were never measured against it: one more comparison,
+        // unless an UNKNOWN step's other half already made exactly this one.
+        let v = match self.known(hi, top) {
+            Some(v) => v,
+            None => {
+                let Some(v) = self.ask(hi, top) else {
+                    self.stop_open(hi, top);
+                    return None;
+                };
+                v
+            }
         };
         match v {
             Verdict::Same => None,
@@ -525,6 +541,42 @@ mod tests {
         assert!(s.culprits.is_empty(), "{:?}", c.asked);
         assert_eq!(s.end, End::Done);
         assert_eq!((s.open[0].lo, s.open[0].hi), (7, 15), "{:?}", s.open);
+    }
+
+    #[test]
+    fn no_pair_of_revisions_is_measured_twice() {
+        // The CPU engine's case (8 revisions, the change at 6): the step (5, 6) stays UNKNOWN, its
+        // other half (6, 7) is SAME, so 6 is named, and (6, 7) is the check above the culprit.
+        let mut c = Script::new(step_at(8, 6, 5.0));
+        c.unknown = vec![(5, 6)];
+        let s = run(budget(8), &mut c);
+        assert_eq!(
+            s.culprits.iter().map(|c| c.index).collect::<Vec<_>>(),
+            vec![6]
+        );
+        assert_eq!(c.asked, vec![(0, 7), (0, 3), (3, 5), (5, 6), (6, 7)]);
+        // Every single UNKNOWN, anywhere, for every change point: no pair asked twice, and the
+        // search stays within its planned steps.
+        for n in [3, 5, 8, 16, 17] {
+            for at in 1..n {
+                for u in 0..n {
+                    for v in u + 1..n {
+                        let mut c = Script::new(step_at(n, at, 5.0));
+                        c.unknown = vec![(u, v)];
+                        let s = run(budget(n), &mut c);
+                        let mut seen = c.asked.clone();
+                        seen.sort();
+                        seen.dedup();
+                        assert_eq!(seen.len(), c.asked.len(), "n {n} at {at}: {:?}", c.asked);
+                        assert!(
+                            s.steps.len() <= budget(n).planned(),
+                            "n {n} at {at} unknown ({u}, {v}): {:?}",
+                            c.asked
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]
