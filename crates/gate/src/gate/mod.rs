@@ -24,7 +24,7 @@ pub use config::{GateConfig, MetricGate};
 pub use look::{Levels, Look};
 pub use noise::{Noise, NoiseSource};
 pub use verdict::{
-    compared, count, duplicate, evaluate, nothing_compared, Inputs, ScenarioError, Scope,
+    compared, confirm, count, duplicate, evaluate, nothing_compared, Inputs, ScenarioError, Scope,
     ALL_MODELS, ENGINE_WIDE,
 };
 

@@ -249,21 +249,58 @@ pub fn replay(
     max_splits: usize,
     seed: u64,
 ) -> Tally {
+    replay_confirmed(launches, d, change, cfg, max_splits, seed, 0)
+}
+
+/// [`replay`] as `perfgate check --confirm N` decides: a check that FAILs takes `confirm` more
+/// candidate launches (drawn, seeded, from the launches in neither side, changed the same way)
+/// and is decided again ([`super::confirm`]). Designs that leave fewer than `confirm` launches
+/// over are skipped (no checks).
+pub fn replay_confirmed(
+    launches: &[Launch],
+    d: Design,
+    change: &Change,
+    cfg: &GateConfig,
+    max_splits: usize,
+    seed: u64,
+    confirm: usize,
+) -> Tally {
     let mut t = Tally::default();
+    if d.n_base + d.n_cur + confirm > launches.len() {
+        return t;
+    }
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed_c0f1);
+    let side = |idx: &[usize], changed: bool| -> Vec<ScenarioResult> {
+        idx.iter()
+            .flat_map(|&i| {
+                launches[i].records.iter().map(move |r| match changed {
+                    true => change.apply(r),
+                    false => r.clone(),
+                })
+            })
+            .collect()
+    };
     for (b, c) in splits(launches.len(), d, max_splits, seed) {
-        let base: Vec<ScenarioResult> = b
-            .iter()
-            .flat_map(|&i| launches[i].records.iter().cloned())
-            .collect();
-        let cur: Vec<ScenarioResult> = c
-            .iter()
-            .flat_map(|&i| launches[i].records.iter().map(|r| change.apply(r)))
-            .collect();
+        let (base, cur) = (side(&b, false), side(&c, true));
         let rep = evaluate(Inputs {
             kind: "replay",
             ..Inputs::new(&base, &cur, cfg)
         });
-        t.add(&rep);
+        if confirm == 0 || rep.verdict != TopVerdict::Fail {
+            t.add(&rep);
+            continue;
+        }
+        let mut rest: Vec<usize> = (0..launches.len())
+            .filter(|i| !b.contains(i) && !c.contains(i))
+            .collect();
+        rest.shuffle(&mut rng);
+        let more: Vec<usize> = c.iter().chain(&rest[..confirm]).copied().collect();
+        let all = side(&more, true);
+        let again = evaluate(Inputs {
+            kind: "replay",
+            ..Inputs::new(&base, &all, cfg)
+        });
+        t.add(&super::confirm(&rep, again, confirm as u32));
     }
     t
 }

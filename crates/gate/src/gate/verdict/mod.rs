@@ -18,11 +18,13 @@ use super::noise::Priors;
 use super::{Report, Row, Side, Verdict};
 use crate::record::ScenarioResult;
 
+mod confirm;
 mod decide;
 mod row;
 mod stored;
 mod summary;
 
+pub use confirm::confirm;
 pub use decide::Test;
 pub(super) use decide::{decide, Rows, Tested};
 pub(super) use row::{

@@ -490,3 +490,64 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_fail_stands_only_when_confirmed_and_a_regressed_row_is_never_passed() {
+    let base = quiet_suite(3, 0.01);
+    let slow = |r: &ScenarioResult| {
+        if r.model == "m/b" && r.params.num_prompts == 200 {
+            scaled(r, 0.8, 1.25)
+        } else {
+            r.clone()
+        }
+    };
+    let first = eval(&base, &base.iter().map(slow).collect::<Vec<_>>());
+    assert_eq!(first.verdict, TopVerdict::Fail);
+    let regressed: Vec<(String, String, String)> = first
+        .rows
+        .iter()
+        .filter(|r| r.gated && r.verdict == Verdict::Regressed)
+        .map(|r| (r.model.clone(), r.scenario.clone(), r.metric.clone()))
+        .collect();
+    // Confirmed: the same slowdown again; FAIL stands and the rows say so.
+    let again = eval(&base, &base.iter().map(slow).collect::<Vec<_>>());
+    let c = confirm(&first, again.clone(), 1);
+    assert_eq!(c.verdict, TopVerdict::Fail);
+    let row = verdict_of(&c, "m/b", 200, "output_throughput");
+    assert_eq!(row.verdict, Verdict::Regressed);
+    assert!(
+        row.note
+            .as_deref()
+            .unwrap()
+            .contains("confirmed: regressed on the first launches (-20.0 %)"),
+        "{row:?}"
+    );
+    // Not confirmed: the second decision sees the unchanged engine (every row passes there),
+    // yet each row that regressed at first is inconclusive, not pass, so the check is not PASS.
+    let clean = eval(&base, &base);
+    assert_eq!(clean.verdict, TopVerdict::Pass);
+    let c = confirm(&first, clean.clone(), 2);
+    assert_eq!(c.verdict, TopVerdict::Inconclusive);
+    for r in c.rows.iter().filter(|r| r.gated) {
+        let key = (r.model.clone(), r.scenario.clone(), r.metric.clone());
+        if regressed.contains(&key) {
+            assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+            assert!(
+                r.note.as_deref().unwrap().contains("not confirmed"),
+                "{r:?}"
+            );
+            assert!(r.note.as_deref().unwrap().contains("with 2 more"), "{r:?}");
+        } else {
+            let was = clean
+                .rows
+                .iter()
+                .find(|x| (x.model.clone(), x.scenario.clone(), x.metric.clone()) == key)
+                .unwrap();
+            assert_eq!(r.verdict, was.verdict, "{r:?}");
+        }
+    }
+    assert_eq!(c.counts.inconclusive, regressed.len());
+    assert_eq!(c.counts.regressed, 0);
+    // A first decision that did not FAIL leaves the second as it is.
+    assert_eq!(confirm(&clean, again.clone(), 1), again);
+}
