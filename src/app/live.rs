@@ -66,6 +66,15 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         base_side: base_side.clone(),
     };
     let look = rerun(&rt, &mut runner, live, &gate);
+    // Runs so far: the launches' runs, then one per re-run round.
+    let next_run = live.runs * live.launch.runs_per_launch + look.map_or(0, |l| l.k - 1);
+    let first = rt.block_on(runner.confirm_fail(
+        &gate,
+        look,
+        live.confirm,
+        next_run,
+        live.launch.runs_per_launch,
+    ));
     rt.shutdown_timeout(Duration::from_secs(1));
     let out_dir = runner.output_dir().to_path_buf();
     let engine = runner.plan().engine.clone();
@@ -103,7 +112,17 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         base_side,
         cur_side,
     };
-    let exit = check::gate_and_report(input, &opts)?;
+    let mut report = crate::gate::evaluate(input);
+    if let Some(first) = &first {
+        report = crate::gate::confirm(first, report, live.confirm);
+        eprintln!(
+            "perfgate: confirmation: {} with {} more launch(es) (first decision: FAIL)",
+            report.verdict.as_str().to_uppercase(),
+            live.confirm
+        );
+    }
+    check::ensure_compared(&report, &cfg, &base_recs, &m.records)?;
+    let exit = check::publish(&report, &base_recs, &m.records, &opts)?;
     eprintln!(
         "perfgate: results, engine logs, engine metrics and reports are in {}",
         out_dir.display()

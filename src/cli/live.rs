@@ -48,6 +48,13 @@ pub struct LiveArgs {
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub max_reruns: u32,
 
+    /// When the gate FAILs, launch each model with a regressed test this many more times and
+    /// decide again on all of the candidate's launches: the check FAILs only if that decision
+    /// FAILs too (a row that regressed once is never passed). One disturbed launch is otherwise
+    /// a FAIL the gate cannot tell from a regression; 0 turns confirmation off.
+    #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=20))]
+    pub confirm: u32,
+
     /// Take --runs and --runs-per-launch from a plan's `[check]` (`perfgate plan --save`);
     /// flags given on the command line win, with a note.
     #[arg(long, value_name = "PLAN.toml")]

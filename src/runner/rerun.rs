@@ -107,4 +107,60 @@ impl Runner {
             })
             .collect()
     }
+
+    /// `--confirm N`: the first gate FAILed; launch each model with a regressed gated test N
+    /// more times (every scenario, `per_launch` runs each, numbered from `next_run`) so the gate
+    /// can decide again on all of the candidate's launches ([`gate::confirm`]). Returns the
+    /// first gate's report, or `None` when it did not FAIL (nothing is launched).
+    pub async fn confirm_fail(
+        &mut self,
+        g: &GateInputs<'_>,
+        look: Option<Look>,
+        n: u32,
+        next_run: u32,
+        per_launch: u32,
+    ) -> Option<gate::Report> {
+        let first = gate::evaluate(gate::Inputs {
+            baseline: g.baseline,
+            current: &self.measured.records,
+            errors: &self.measured.errors,
+            cfg: g.config,
+            look,
+            kind: g.kind,
+            base_side: g.base_side.clone(),
+            cur_side: Side::default(),
+        });
+        if n == 0 || first.verdict != TopVerdict::Fail || self.measured.interrupted {
+            return None;
+        }
+        let models: BTreeSet<String> = first
+            .rows
+            .iter()
+            .filter(|r| r.gated && r.verdict == Verdict::Regressed)
+            .flat_map(|r| match r.scope() {
+                Scope::AllModels => self.plan.models.iter().map(|m| m.name.clone()).collect(),
+                _ => vec![r.model.clone()],
+            })
+            .collect();
+        eprintln!(
+            "perfgate: the gate FAILed: confirming with {n} more launch(es) of {}",
+            models.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+        let plan = self.plan.clone();
+        for mp in plan.models.iter().filter(|m| models.contains(&m.name)) {
+            let scen: Vec<&ScenarioPlan> = mp.scenarios.iter().collect();
+            for k in 0..n {
+                if self.measured.interrupted {
+                    return Some(first);
+                }
+                let end = self
+                    .run_launch(mp, &scen, next_run + k * per_launch, per_launch)
+                    .await;
+                if !matches!(end, super::LaunchEnd::Done) {
+                    break;
+                }
+            }
+        }
+        Some(first)
+    }
 }

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::net::TcpListener;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use nix::errno::Errno;
@@ -840,6 +840,135 @@ fn rerun_inconclusive_runs_just_those_scenarios_again_and_tightens_alpha() {
         .unwrap();
     assert_eq!(thr["n_current"], 3, "{thr}");
     assert_eq!(thr["verdict"], "inconclusive", "{thr}");
+}
+
+/// A baseline of 3 launches of the fake engine at about 20 ms TTFT, median TTFT alone gated, and
+/// an engine command whose launches from number `normal_from` on (counted in `dir/launches`)
+/// answer at 20 ms and before it at 80 ms.
+fn confirm_case(dir: &Path, normal_from: u32) -> (String, PathBuf) {
+    let gate = dir.join("gate.toml");
+    std::fs::write(&gate, "gated = [\"median_ttft_ms\"]\n").unwrap();
+    let count = dir.join("launches");
+    let cmd = format!(
+        "n=$(cat {c} 2>/dev/null || echo 0); echo $((n+1)) > {c}; \
+         if [ $n -ge {normal_from} ]; then t=20; else t=80; fi; \
+         exec {BIN} fake-server --port {{port}} --model {{served_model_name}} --ttft-ms $t --itl-ms 1",
+        c = count.display()
+    );
+    let runs = "[[models.scenarios.runs]]\nsource = \"made up\"\n";
+    let b = live_baseline(&cmd, &[("model-a", 4, 8)])
+        .replace(runs, &runs.repeat(3))
+        .replace("values = [4.0]", "values = [4.0, 4.0, 4.0]")
+        .replace("values = [100.0]", "values = [100.0, 101.0, 99.0]")
+        .replace("values = [20.0]", "values = [21.0, 21.4, 20.7]");
+    (b, gate)
+}
+
+#[test]
+fn a_fail_is_confirmed_by_one_more_launch_before_it_stands() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port().to_string();
+    // Every launch is slow: the first decision FAILs, one more launch confirms it.
+    let (b, gate) = confirm_case(dir.path(), 100);
+    let flags = [
+        "--port",
+        &port,
+        "--tokenizer",
+        &tok,
+        "--gate",
+        gate.to_str().unwrap(),
+        "--runs",
+        "2",
+    ];
+    let r = run_live(dir.path(), &b, &flags, Duration::from_secs(60));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("confirming with 1 more launch(es) of model-a"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("launches"))
+            .unwrap()
+            .trim(),
+        "3"
+    );
+    let rows = rows_of(&r.report, "model-a");
+    let ttft = rows
+        .iter()
+        .find(|row| row["metric"] == "median_ttft_ms" && row["scenario"] != "(engine-wide)")
+        .unwrap();
+    assert_eq!(ttft["verdict"], "regressed", "{ttft}");
+    assert_eq!(ttft["n_current"], 3, "{ttft}");
+    assert!(
+        ttft["note"]
+            .as_str()
+            .unwrap()
+            .contains("confirmed: regressed on the first launches"),
+        "{ttft}"
+    );
+    // --confirm 0: the first decision stands, nothing more is launched.
+    std::fs::remove_file(dir.path().join("launches")).unwrap();
+    let mut off = flags.to_vec();
+    off.extend(["--confirm", "0"]);
+    let r = run_live(dir.path(), &b, &off, Duration::from_secs(60));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(!r.stderr.contains("confirming"), "{}", r.stderr);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("launches"))
+            .unwrap()
+            .trim(),
+        "2"
+    );
+}
+
+#[test]
+fn a_fail_that_one_more_launch_does_not_repeat_is_inconclusive_never_pass() {
+    let dir = tempfile::tempdir().unwrap();
+    let tok = word_tokenizer(dir.path());
+    let port = free_port().to_string();
+    // The one candidate launch is disturbed (80 ms); the confirmation launch is normal (20 ms).
+    let (b, gate) = confirm_case(dir.path(), 1);
+    let r = run_live(
+        dir.path(),
+        &b,
+        &[
+            "--port",
+            &port,
+            "--tokenizer",
+            &tok,
+            "--gate",
+            gate.to_str().unwrap(),
+            "--fail-on",
+            "inconclusive",
+        ],
+        Duration::from_secs(60),
+    );
+    assert!(
+        r.stderr.contains("confirming with 1 more launch(es)"),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.report["verdict"], "inconclusive",
+        "{}\n{:#}",
+        r.stderr, r.report
+    );
+    // --fail-on inconclusive still blocks: not passed.
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let rows = rows_of(&r.report, "model-a");
+    let ttft = rows
+        .iter()
+        .find(|row| row["metric"] == "median_ttft_ms" && row["scenario"] != "(engine-wide)")
+        .unwrap();
+    assert_eq!(ttft["verdict"], "inconclusive", "{ttft}");
+    assert_eq!(ttft["n_current"], 2, "{ttft}");
+    assert!(
+        ttft["note"].as_str().unwrap().contains("not confirmed"),
+        "{ttft}"
+    );
 }
 
 #[test]
