@@ -1,6 +1,6 @@
 //! Decision quality of the gate on recorded real launches (replay).
 //!
-//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE]`
+//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N]]`
 //!
 //! DIR holds one JSON Lines file of records per engine launch (default: the GPU corpus in
 //! `tests/data/gpu-llamacpp-h100/`, llama.cpp with CUDA on one H100; its README says which file
@@ -20,7 +20,9 @@
 use std::path::{Path, PathBuf};
 
 use perfgate::gate::noise::Launches;
-use perfgate::gate::replay::{replay, replay_ab, AbTally, Change, Design, Launch, Tally};
+use perfgate::gate::replay::{
+    replay, replay_ab, replay_confirmed, AbTally, Change, Design, Launch, Tally,
+};
 use perfgate::gate::{evaluate, GateConfig, Inputs, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
 
@@ -197,6 +199,84 @@ fn session_splits(a: &[Launch], cfg: &GateConfig) {
     }
 }
 
+/// Wilson's 95 % interval for a share of `k` in `n`.
+fn wilson(k: usize, n: usize) -> (f64, f64) {
+    let (k, n, z) = (k as f64, n as f64, 1.959964);
+    let p = k / n;
+    let mid = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    ((mid - half).max(0.0), (mid + half).min(1.0))
+}
+
+/// `--alarms-only`: false alarms of the stored design alone, over up to `max_splits` splits a
+/// design (every split when there are fewer), with Wilson's 95 % interval: the figure and its
+/// sampling error, without the `ab` tables. With `--confirm N`, the same checks decided as
+/// `perfgate check --confirm N` decides them (a FAIL takes N more candidate launches), beside the
+/// power to catch a uniform 10 % slowdown either way.
+fn false_alarms(a: &[Launch], cfg: &GateConfig, max_splits: usize, confirm: usize) {
+    if confirm == 0 {
+        println!("| launches (base × cand) | checks | false alarms | 95 % interval | regressed rows | gated rows PASS |");
+        println!("|---|---:|---:|---|---:|---:|");
+    } else {
+        println!("| launches (base × cand) | checks | false alarms | 95 % interval | confirmed (+{confirm}): false alarms | 95 % interval | gated rows PASS | 10 % slower, all: FAIL | confirmed |");
+        println!("|---|---:|---:|---|---:|---|---:|---:|---:|");
+    }
+    let slower = Change::Slower {
+        pct: 10.0,
+        scenario: None,
+    };
+    for (nb, nc) in [
+        (1, 1),
+        (2, 1),
+        (3, 1),
+        (2, 2),
+        (3, 2),
+        (3, 3),
+        (4, 3),
+        (5, 3),
+        (5, 5),
+    ] {
+        if nb + nc + confirm > a.len() {
+            continue;
+        }
+        let d = Design {
+            n_base: nb,
+            n_cur: nc,
+        };
+        let t = replay(a, d, &Change::None, cfg, max_splits, 1);
+        let (lo, hi) = wilson(t.failed, t.checks);
+        if confirm == 0 {
+            println!(
+                "| {nb} × {nc} | {} | {} | {} – {} | {} | {} |",
+                t.checks,
+                pct(t.fail_rate()),
+                pct(lo),
+                pct(hi),
+                t.regressed,
+                pct(t.pass_share())
+            );
+            continue;
+        }
+        let tc = replay_confirmed(a, d, &Change::None, cfg, max_splits, 1, confirm);
+        let (clo, chi) = wilson(tc.failed, tc.checks);
+        let p = replay(a, d, &slower, cfg, max_splits, 2);
+        let pc = replay_confirmed(a, d, &slower, cfg, max_splits, 2, confirm);
+        println!(
+            "| {nb} × {nc} | {} | {} | {} – {} | {} | {} – {} | {} | {} | {} |",
+            t.checks,
+            pct(t.fail_rate()),
+            pct(lo),
+            pct(hi),
+            pct(tc.fail_rate()),
+            pct(clo),
+            pct(chi),
+            pct(tc.pass_share()),
+            pct(p.fail_rate()),
+            pct(pc.fail_rate()),
+        );
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut dir = PathBuf::from(concat!(
@@ -206,12 +286,16 @@ fn main() {
     let mut unchanged = list("rec,aa,aa1,l1,l2,l3,l4,l5");
     let mut changed = list("b2");
     let mut max_splits = 400;
+    let mut alarms_only = false;
+    let mut confirm = 0;
     let mut cfg = GateConfig::default();
     while let Some(a) = args.next() {
         match a.as_str() {
             "--unchanged" => unchanged = list(&args.next().expect("--unchanged LIST")),
             "--changed" => changed = list(&args.next().expect("--changed LIST")),
             "--splits" => max_splits = args.next().and_then(|v| v.parse().ok()).expect("N"),
+            "--alarms-only" => alarms_only = true,
+            "--confirm" => confirm = args.next().and_then(|v| v.parse().ok()).expect("N"),
             "--gate" => {
                 let p = PathBuf::from(args.next().expect("--gate FILE"));
                 cfg = GateConfig::load(&p).unwrap_or_else(|e| panic!("{e}"));
@@ -236,6 +320,10 @@ fn main() {
         unchanged.join(" "),
         scenarios.join(", ")
     );
+    if alarms_only {
+        false_alarms(&a, &cfg, max_splits, confirm);
+        return;
+    }
     println!("correlation of launch values between scenarios (each pair of scenarios):");
     launch_correlations(&a, &scenarios, &cfg);
     println!();
