@@ -156,6 +156,7 @@ fn test_of(d: &[f64], noise: &Noise, sign: f64) -> Test {
         n_now: d.len(),
         fixed_var: 0.0,
         paired: true,
+        own: None,
     }
 }
 

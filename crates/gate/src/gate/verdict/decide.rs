@@ -78,6 +78,11 @@ pub struct Test {
     /// A paired test (`perfgate ab`).
     #[serde(default)]
     pub paired: bool,
+    /// The same comparison on the row's own launches alone (no prior), when they have df: a
+    /// `pass` needs its bound below δ too (intersection–union), so a row noisier than its
+    /// class's prior cannot pass on the quieter rows' precision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own: Option<Shift>,
 }
 
 /// Launches a side beyond which "likely decides" is not worth saying.
@@ -98,7 +103,8 @@ fn widest(tests: &[&Tested]) -> Vec<bool> {
 /// Weighted Holm within the gated tests (the widest engine-wide tests share
 /// [`GateConfig::engine_wide_share`] of α) and plain Holm within the shown ones; then every tested row's
 /// verdict: regressed (worse than δ, significant after Holm at this look's α), improved (the
-/// mirror image), pass (the one-sided bound of "worse" below δ), else inconclusive with the
+/// mirror image), pass (the one-sided bound of "worse" below δ, and for a test with [`Test::own`]
+/// that bound on the row's own launches too), else inconclusive with the
 /// launches that would likely decide it.
 pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, levels: Levels) {
     for gated in [true, false] {
@@ -143,17 +149,28 @@ pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, leve
             let (a, b) = if sign > 0.0 { (lo, hi) } else { (-hi, -lo) };
             row.interval = Some([stats::pct(a), stats::pct(b)]);
             row.p_value = Some(worse[k]);
+            // Intersection–union: a pass needs the bound on the row's own launches below δ too.
+            let own_blocks = hi < t.lim_worse
+                && t.test.own.is_some_and(|o| {
+                    o.upper(levels.look_equivalence_alpha_df(o.df)) >= t.lim_worse
+                });
             row.verdict = if worse[k] < alpha {
                 Verdict::Regressed
             } else if better[k] < alpha {
                 Verdict::Improved
-            } else if hi < t.lim_worse {
+            } else if hi < t.lim_worse && !own_blocks {
                 Verdict::Pass
             } else {
                 Verdict::Inconclusive
             };
             let noise = row.noise.expect("a tested row has its noise");
             let mut note = noise.describe();
+            if own_blocks && row.verdict == Verdict::Inconclusive {
+                note.push_str(
+                    "; within δ on its metric's noise, not yet on its own launches' (noisier than \
+                     its class's other rows)",
+                );
+            }
             if row.verdict == Verdict::Inconclusive {
                 // The nearer question decides first: pass (the bound below δ, at the
                 // equivalence level) or regress (at this row's first Holm level, α · wᵢ).

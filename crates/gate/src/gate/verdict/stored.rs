@@ -38,9 +38,14 @@ pub(crate) fn metric_row(
         row.launches_needed = Some(2);
         return Some((row, None));
     };
-    let test = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
-    row.noise = Some(test.1);
-    Some((row, Some(test.0)))
+    let (mut test, noise) = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
+    // A hand-set prior (`noise_pct`) is the settings' word on the noise: the own-launches pass
+    // rule guards the learnt one only.
+    if rule.noise_pct.is_some() {
+        test.own = None;
+    }
+    row.noise = Some(noise);
+    Some((row, Some(test)))
 }
 
 /// A stored comparison's test of two sides' launches: the oriented difference of their means,
@@ -74,12 +79,26 @@ fn stored_test(
         se: (launch_var + fixed_var).sqrt(),
         df: df.min(noise.df),
     };
+    // The row's own launches alone (no prior), with the same session term.
+    let own = noise::estimate(&[bl, cl], None)
+        .filter(|o| o.own_df > 0.0)
+        .map(|o| {
+            let v = o.sd() * o.sd();
+            Shift {
+                worse: shift.worse,
+                se: (v * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64)
+                    + term.ratio * v * term.factor)
+                    .sqrt(),
+                df: o.df,
+            }
+        });
     let test = Test {
         shift,
         n_base: bl.n(),
         n_now: cl.n(),
         fixed_var,
         paired: false,
+        own,
     };
     (test, noise)
 }
@@ -133,7 +152,10 @@ pub(crate) fn engine_wide_row(
     };
     let rho = noise::scenario_corr(&[with_sd(|s| &s.0), with_sd(|s| &s.1)]);
     let noise = noise::estimate(&[&bl, &cl], noise::engine_wide_prior(&w, rho, prior))?;
-    let (test, noise) = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
+    let (mut test, noise) = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
+    if rule.noise_pct.is_some() {
+        test.own = None;
+    }
     let mut row = blank(model, ENGINE_WIDE, metric, rule);
     row.gated = true;
     row.tolerance_pct = Some(Scope::EngineWide.tolerance_pct(rule));
@@ -225,6 +247,7 @@ pub(crate) fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
         n_now,
         fixed_var: shared,
         paired: false,
+        own: None,
     };
     Some((row, test))
 }

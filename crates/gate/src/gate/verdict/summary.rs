@@ -154,7 +154,7 @@ pub fn method_sentence(cfg: &GateConfig, levels: Levels, n_gated: usize) -> Stri
          when it is shown worse than its tolerance δ (one-sided test against the shifted null, \
          weighted Holm across {n_gated} gated rows and tests with at least {}% of α on the widest \
          engine-wide tests, family-wise α = {}{look}) and passes when its {}% one-sided bound of \
-         the change stays within δ.",
+         the change stays within δ (in a stored check, on its own launches' noise too).",
         prior_words(cfg),
         fmt_prob(100.0 * cfg.engine_wide_share()),
         fmt_prob(levels.look_alpha_for(n_gated)),

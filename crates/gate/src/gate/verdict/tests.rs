@@ -551,3 +551,40 @@ fn a_fail_stands_only_when_confirmed_and_a_regressed_row_is_never_passed() {
     // A first decision that did not FAIL leaves the second as it is.
     assert_eq!(confirm(&clean, again.clone(), 1), again);
 }
+
+#[test]
+fn a_row_noisier_than_its_class_passes_only_on_its_own_launches() {
+    // Every row's launches wiggle by 0.2 %, except one row's median TTFT, which wiggles by 7.5 %
+    // (the same launches on both sides: no change at all). Moderated toward its quiet class, that
+    // row's bound sits within its 10 % tolerance; on its own 4 df it does not.
+    let mut base = quiet_suite(3, 0.002);
+    for (i, r) in base
+        .iter_mut()
+        .filter(|r| r.model == "m/b" && r.params.num_prompts == 200)
+        .enumerate()
+    {
+        *r.stats.get_mut("median_ttft_ms").unwrap() *= 1.0 + 0.075 * (i as f64 - 1.0);
+    }
+    let rep = eval(&base, &base);
+    let row = verdict_of(&rep, "m/b", 200, "median_ttft_ms");
+    let t = row.test.unwrap();
+    let lim = row.tolerance_pct.unwrap() / 100.0;
+    let eq = 0.05;
+    assert!(t.shift.upper(eq) < (1.0 + lim).ln(), "{row:?}");
+    let own = t.own.unwrap();
+    assert_eq!(own.df, 4.0);
+    assert!(own.upper(eq) > (1.0 + lim).ln(), "{row:?}");
+    assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
+    assert!(
+        row.note
+            .as_deref()
+            .unwrap()
+            .contains("not yet on its own launches'"),
+        "{row:?}"
+    );
+    // The quiet rows pass, as before.
+    assert_eq!(
+        verdict_of(&rep, "m/a", 200, "median_ttft_ms").verdict,
+        Verdict::Pass
+    );
+}
