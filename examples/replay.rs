@@ -1,6 +1,6 @@
 //! Decision quality of the gate on recorded real launches (replay).
 //!
-//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N]]`
+//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --delta-only]`
 //!
 //! DIR holds one JSON Lines file of records per engine launch (default: the GPU corpus in
 //! `tests/data/gpu-llamacpp-h100/`, llama.cpp with CUDA on one H100; its README says which file
@@ -12,6 +12,8 @@
 //! - power: the share of checks that FAIL when the candidate's launches are made slower by a
 //!   known factor, uniformly (engine-wide) or in one scenario;
 //!
+//! (`--alarms-only`: the false alarms alone, with their 95 % interval, as decided once and, with
+//! `--confirm N`, as `check --confirm N` decides; `--delta-only`: the worse-by-δ table alone)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -111,7 +113,7 @@ fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_spli
     println!();
     println!("a row worse by exactly δ: share of checks in which it PASSes (should be ≤ 5 %):");
     println!();
-    println!("| scenario | design | output_throughput × 0.95 | median_ttft_ms × 1.10 |");
+    println!("| scenario | design | output_throughput × 0.95: PASS (95 % interval; checks) | median_ttft_ms × 1.10: PASS (95 % interval; checks) |");
     println!("|---|---|--:|--:|");
     for s in scenarios {
         for (nb, nc) in [(2, 2), (3, 3), (5, 3)] {
@@ -128,9 +130,18 @@ fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_spli
                 pct: 10.0,
                 scenario: Some(s.clone()),
             };
-            let t = replay(a, d, &thr, cfg, max_splits, 5).row_pass_rate(s, "output_throughput");
-            let l = replay(a, d, &ttft, cfg, max_splits, 6).row_pass_rate(s, "median_ttft_ms");
-            println!("| {s} | {nb} × {nc} | {} | {} |", pct(t), pct(l));
+            // The share with Wilson's 95 % interval, from the row's (rows, pass) counts.
+            let share = |t: Tally, metric: &str| -> String {
+                let Some(&(_, n, k)) = t.by_row.iter().find(|x| x.0 .0 == *s && x.0 .1 == metric)
+                else {
+                    return "–".into();
+                };
+                let (lo, hi) = wilson(k, n);
+                format!("{} ({} – {}; {n})", pct(ratio(k, n)), pct(lo), pct(hi))
+            };
+            let t = share(replay(a, d, &thr, cfg, max_splits, 5), "output_throughput");
+            let l = share(replay(a, d, &ttft, cfg, max_splits, 6), "median_ttft_ms");
+            println!("| {s} | {nb} × {nc} | {t} | {l} |");
         }
     }
 }
@@ -196,6 +207,14 @@ fn session_splits(a: &[Launch], cfg: &GateConfig) {
                 rep.counts.regressed,
             );
         }
+    }
+}
+
+fn ratio(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        0.0
+    } else {
+        k as f64 / n as f64
     }
 }
 
@@ -287,6 +306,7 @@ fn main() {
     let mut changed = list("b2");
     let mut max_splits = 400;
     let mut alarms_only = false;
+    let mut delta_only = false;
     let mut confirm = 0;
     let mut cfg = GateConfig::default();
     while let Some(a) = args.next() {
@@ -295,6 +315,7 @@ fn main() {
             "--changed" => changed = list(&args.next().expect("--changed LIST")),
             "--splits" => max_splits = args.next().and_then(|v| v.parse().ok()).expect("N"),
             "--alarms-only" => alarms_only = true,
+            "--delta-only" => delta_only = true,
             "--confirm" => confirm = args.next().and_then(|v| v.parse().ok()).expect("N"),
             "--gate" => {
                 let p = PathBuf::from(args.next().expect("--gate FILE"));
@@ -320,6 +341,10 @@ fn main() {
         unchanged.join(" "),
         scenarios.join(", ")
     );
+    if delta_only {
+        worse_by_delta(&a, &scenarios, &cfg, max_splits);
+        return;
+    }
     if alarms_only {
         false_alarms(&a, &cfg, max_splits, confirm);
         return;
