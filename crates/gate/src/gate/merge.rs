@@ -6,7 +6,9 @@
 //! merge decides the matrix as the one check it stands for: the all-models engine-wide tests are
 //! built again from the models' engine-wide rows, and weighted Holm runs once over every gated
 //! row of every report. The family-wise error is then α over the whole matrix, as if one process
-//! had checked every model. Inputs without tests or with differing settings, and `perfgate ab`
+//! had checked every model. A row passes in the merge only if it passed in its job (a pass is
+//! each row's own bound; deciding again cannot see a FAIL that `--confirm` did not confirm, nor a
+//! later `--rerun` look's stricter level). Inputs without tests or with differing settings, and `perfgate ab`
 //! reports (each model its own sequential test), are merged as they were decided: rows and
 //! verdicts kept, counts recomputed, the top verdict the gate's rule over the merged rows and
 //! never milder than any input's (fail > error > inconclusive > pass); the error is then
@@ -249,7 +251,29 @@ fn decide_as_one(inputs: &[(String, Report)], rows: &[Row]) -> Option<Report> {
         })
         .collect();
     let levels = cfg.levels(None);
+    // A pass does not depend on the family (it is each row's own bound at α_eq), so deciding
+    // again can only lose a job's reasons for not passing: a row that regressed and was not
+    // confirmed (`check --confirm`), or one judged at a later look's stricter level (`--rerun`).
+    // A row passes in the merge only if it passed in its job.
+    let held: Vec<Option<(super::Verdict, Option<String>)>> = rows
+        .iter()
+        .map(|r| {
+            // The all-models rows are the merge's own (rebuilt above), not a job's.
+            (r.scope() != Scope::AllModels && r.verdict != super::Verdict::Pass)
+                .then(|| (r.verdict, r.note.clone()))
+        })
+        .collect();
     decide(&mut rows, &tested, &cfg, levels);
+    for (row, held) in rows.iter_mut().zip(held) {
+        if let Some((was, note)) = held.filter(|_| row.verdict == super::Verdict::Pass) {
+            row.verdict = super::Verdict::Inconclusive;
+            let why = format!("{} in its job, so not passed here", was.as_str());
+            row.note = Some(match note {
+                Some(n) => format!("{n}; {why}"),
+                None => why,
+            });
+        }
+    }
     let n_gated = rows.iter().filter(|r| r.gated).count();
     Some(Report {
         kind: first.kind.clone(),
@@ -476,7 +500,7 @@ mod tests {
 #[cfg(test)]
 mod one_family {
     use super::*;
-    use crate::gate::{evaluate, GateConfig, Inputs, ALL_MODELS};
+    use crate::gate::{evaluate, GateConfig, Inputs, Verdict, ALL_MODELS};
     use crate::record::ScenarioResult;
     use crate::sample::record;
 
@@ -532,6 +556,29 @@ mod one_family {
             .rows
             .iter()
             .any(|x| x.model == ALL_MODELS && x.test.is_some()));
+        // The rebuilt all-models rows are decided by the merge itself, as in one process: on an
+        // unchanged matrix they pass (no job had them to hold back).
+        // Even when every job held every row back (here: set by hand), the merge's own rows
+        // are decided on their tests, while the jobs' rows stay held.
+        let same: Vec<(String, Report)> = models
+            .iter()
+            .map(|m| {
+                let mut rep = evaluate(Inputs::new(&model(m, "B", 1.0), &model(m, "C", 1.0), &cfg));
+                for r in &mut rep.rows {
+                    r.verdict = Verdict::Inconclusive;
+                }
+                (format!("{m}.json"), rep)
+            })
+            .collect();
+        let same = merge_reports(same).unwrap();
+        let wide: Vec<&Row> = same.rows.iter().filter(|r| r.model == ALL_MODELS).collect();
+        assert!(!wide.is_empty());
+        assert!(wide.iter().any(|r| r.verdict == Verdict::Pass), "{wide:?}");
+        assert!(same
+            .rows
+            .iter()
+            .filter(|r| r.model != ALL_MODELS)
+            .all(|r| r.verdict != Verdict::Pass));
         // Each job alone tested fewer rows at α: a merged row's Holm p is never smaller.
         for (_, rep) in &inputs {
             for r in rep.rows.iter().filter(|r| r.gated && r.p_value.is_some()) {
@@ -543,6 +590,49 @@ mod one_family {
                 );
             }
         }
+        // A row its job did not pass (here: a FAIL that one more launch did not confirm, so
+        // the job held its regressed rows at inconclusive) is not passed by the merge either.
+        let slow = evaluate(Inputs::new(
+            &model("m/a", "B", 1.0),
+            &model("m/a", "S", 0.7),
+            &cfg,
+        ));
+        assert_eq!(slow.verdict, TopVerdict::Fail);
+        let again = evaluate(Inputs::new(
+            &model("m/a", "B", 1.0),
+            &model("m/a", "C", 1.0),
+            &cfg,
+        ));
+        let held = crate::gate::confirm(&slow, again.clone(), 1);
+        assert_eq!(held.verdict, TopVerdict::Inconclusive);
+        let mut matrix = inputs.clone();
+        matrix[0] = ("m/a.json".into(), held.clone());
+        let merged = merge_reports(matrix).unwrap();
+        let mut checked = 0;
+        for r in held
+            .rows
+            .iter()
+            .filter(|r| r.gated && r.scope() != Scope::AllModels)
+        {
+            let m = merged.rows.iter().find(|x| key(x) == key(r)).unwrap();
+            let passed_alone = again
+                .rows
+                .iter()
+                .find(|x| key(x) == key(r))
+                .unwrap()
+                .verdict
+                == Verdict::Pass;
+            if r.verdict != Verdict::Pass && passed_alone {
+                assert_ne!(m.verdict, Verdict::Pass, "{m:?}");
+                assert!(
+                    m.note.as_deref().unwrap().contains("not passed here"),
+                    "{m:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 0, "no held row in the test");
+        assert_ne!(merged.verdict, TopVerdict::Pass);
         // Reports without their tests (older perfgate) merge as before.
         let bare: Vec<(String, Report)> = inputs
             .into_iter()
