@@ -79,20 +79,25 @@ impl Runner {
         rounds
     }
 
-    /// What the open gated tests ask to re-run, by their [`Scope`]: the one call site of the
-    /// re-run rule. An open engine-wide test re-runs all of its model's scenarios (all models' for the
-    /// all-models test). A look that already fails the check leaves nothing open.
-    pub fn still_open(&self, g: &GateInputs<'_>, look: Look) -> BTreeSet<Open> {
-        let report = gate::evaluate(gate::Inputs {
+    /// The gate over what has been measured so far, at `look`.
+    fn gate_so_far(&self, g: &GateInputs<'_>, look: Option<Look>) -> gate::Report {
+        gate::evaluate(gate::Inputs {
             baseline: g.baseline,
             current: &self.measured.records,
             errors: &self.measured.errors,
             cfg: g.config,
-            look: Some(look),
+            look,
             kind: g.kind,
             base_side: g.base_side.clone(),
             cur_side: Side::default(),
-        });
+        })
+    }
+
+    /// What the open gated tests ask to re-run, by their [`Scope`]: the one call site of the
+    /// re-run rule. An open engine-wide test re-runs all of its model's scenarios (all models' for the
+    /// all-models test). A look that already fails the check leaves nothing open.
+    pub fn still_open(&self, g: &GateInputs<'_>, look: Look) -> BTreeSet<Open> {
+        let report = self.gate_so_far(g, Some(look));
         if report.verdict == TopVerdict::Fail {
             return BTreeSet::new();
         }
@@ -120,16 +125,7 @@ impl Runner {
         next_run: u32,
         per_launch: u32,
     ) -> Option<gate::Report> {
-        let first = gate::evaluate(gate::Inputs {
-            baseline: g.baseline,
-            current: &self.measured.records,
-            errors: &self.measured.errors,
-            cfg: g.config,
-            look,
-            kind: g.kind,
-            base_side: g.base_side.clone(),
-            cur_side: Side::default(),
-        });
+        let first = self.gate_so_far(g, look);
         if n == 0 || first.verdict != TopVerdict::Fail || self.measured.interrupted {
             return None;
         }

@@ -864,6 +864,14 @@ fn confirm_case(dir: &Path, normal_from: u32) -> (String, PathBuf) {
     (b, gate)
 }
 
+/// The one scenario's median TTFT row of [`confirm_case`]'s model.
+fn confirm_ttft_row(report: &serde_json::Value) -> &serde_json::Value {
+    rows_of(report, "model-a")
+        .into_iter()
+        .find(|row| row["metric"] == "median_ttft_ms" && row["scenario"] != "(engine-wide)")
+        .unwrap()
+}
+
 #[test]
 fn a_fail_is_confirmed_by_one_more_launch_before_it_stands() {
     let dir = tempfile::tempdir().unwrap();
@@ -895,11 +903,7 @@ fn a_fail_is_confirmed_by_one_more_launch_before_it_stands() {
             .trim(),
         "3"
     );
-    let rows = rows_of(&r.report, "model-a");
-    let ttft = rows
-        .iter()
-        .find(|row| row["metric"] == "median_ttft_ms" && row["scenario"] != "(engine-wide)")
-        .unwrap();
+    let ttft = confirm_ttft_row(&r.report);
     assert_eq!(ttft["verdict"], "regressed", "{ttft}");
     assert_eq!(ttft["n_current"], 3, "{ttft}");
     assert!(
@@ -958,11 +962,7 @@ fn a_fail_that_one_more_launch_does_not_repeat_is_inconclusive_never_pass() {
     );
     // --fail-on inconclusive still blocks: not passed.
     assert_eq!(r.code, 1, "{}", r.stderr);
-    let rows = rows_of(&r.report, "model-a");
-    let ttft = rows
-        .iter()
-        .find(|row| row["metric"] == "median_ttft_ms" && row["scenario"] != "(engine-wide)")
-        .unwrap();
+    let ttft = confirm_ttft_row(&r.report);
     assert_eq!(ttft["verdict"], "inconclusive", "{ttft}");
     assert_eq!(ttft["n_current"], 2, "{ttft}");
     assert!(

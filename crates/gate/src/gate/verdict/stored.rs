@@ -4,11 +4,11 @@
 use super::decide::Test;
 use super::row::{blank, fixed, start_row, unusable, values, Grouped, Key, Start};
 use super::{Metric, ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE};
-use crate::gate::config::{percentile_supported, GateConfig};
+use crate::gate::config::{percentile_supported, GateConfig, MetricRule};
 use crate::gate::noise::{self, Launches, Priors};
 use crate::gate::stats::{self, orientation, Shift, StatsError};
 use crate::gate::{Row, Verdict};
-use crate::record::{Direction, ScenarioResult};
+use crate::record::ScenarioResult;
 
 /// One metric of one scenario: the row, and its test when one can be made.
 pub(crate) fn metric_row(
@@ -38,12 +38,7 @@ pub(crate) fn metric_row(
         row.launches_needed = Some(2);
         return Some((row, None));
     };
-    let (mut test, noise) = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
-    // A hand-set prior (`noise_pct`) is the settings' word on the noise: the own-launches pass
-    // rule guards the learnt one only.
-    if rule.noise_pct.is_some() {
-        test.own = None;
-    }
+    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, metric);
     row.noise = Some(noise);
     Some((row, Some(test)))
 }
@@ -55,7 +50,7 @@ fn stored_test(
     bl: &Launches,
     cl: &Launches,
     mut noise: noise::Noise,
-    direction: Direction,
+    rule: &MetricRule,
     priors: &Priors,
     metric: &str,
 ) -> (Test, noise::Noise) {
@@ -75,13 +70,15 @@ fn stored_test(
         _ => noise.df,
     };
     let shift = Shift {
-        worse: orientation(direction) * (cl.mean() - bl.mean()),
+        worse: orientation(rule.direction) * (cl.mean() - bl.mean()),
         se: (launch_var + fixed_var).sqrt(),
         df: df.min(noise.df),
     };
-    // The row's own launches alone (no prior), with the same session term.
+    // The row's own launches alone (no prior), with the same session term. A hand-set prior
+    // (`noise_pct`) is the settings' word on the noise: the own-launches pass rule guards the
+    // learnt one only.
     let own = noise::estimate(&[bl, cl], None)
-        .filter(|o| o.own_df > 0.0)
+        .filter(|o| o.own_df > 0.0 && rule.noise_pct.is_none())
         .map(|o| {
             let v = o.sd() * o.sd();
             Shift {
@@ -152,10 +149,7 @@ pub(crate) fn engine_wide_row(
     };
     let rho = noise::scenario_corr(&[with_sd(|s| &s.0), with_sd(|s| &s.1)]);
     let noise = noise::estimate(&[&bl, &cl], noise::engine_wide_prior(&w, rho, prior))?;
-    let (mut test, noise) = stored_test(&bl, &cl, noise, rule.direction, priors, metric);
-    if rule.noise_pct.is_some() {
-        test.own = None;
-    }
+    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, metric);
     let mut row = blank(model, ENGINE_WIDE, metric, rule);
     row.gated = true;
     row.tolerance_pct = Some(Scope::EngineWide.tolerance_pct(rule));
