@@ -78,9 +78,10 @@ pub struct Test {
     /// A paired test (`perfgate ab`).
     #[serde(default)]
     pub paired: bool,
-    /// The same comparison on the row's own launches alone (no prior), when they have df: a
-    /// `pass` needs its bound below δ too (intersection–union), so a row noisier than its
-    /// class's prior cannot pass on the quieter rows' precision.
+    /// The same comparison on the row's own launches alone (no prior), when they have df, with
+    /// the row's own between-session variance where it shows more than its metric's: a `pass`
+    /// needs its bound below δ too (intersection–union), so a row noisier than its class's prior
+    /// cannot pass on the quieter rows' precision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own: Option<Shift>,
 }
@@ -168,7 +169,7 @@ pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, leve
             if own_blocks && row.verdict == Verdict::Inconclusive {
                 note.push_str(
                     "; within δ on its metric's noise, not yet on its own launches' (noisier than \
-                     its class's other rows)",
+                     its class's other rows, between launches or between sessions)",
                 );
             }
             if row.verdict == Verdict::Inconclusive {

@@ -59,34 +59,31 @@ fn stored_test(
     let var = noise.sd() * noise.sd();
     let fixed_var = term.ratio * var * term.factor;
     let launch_var = var * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64);
-    // A measured λ carries its own sampling error (two sessions: one comparison): the se²'s df
-    // by Welch–Satterthwaite over its launch part and its session part. An assumed λ is a
-    // constant and adds none.
-    let df = match term.df {
-        Some(df_l) if fixed_var > 0.0 && noise.df > 0.0 => {
-            let total = launch_var + fixed_var;
-            total * total / (launch_var * launch_var / noise.df + fixed_var * fixed_var / df_l)
-        }
-        _ => noise.df,
-    };
     let shift = Shift {
         worse: orientation(rule.direction) * (cl.mean() - bl.mean()),
         se: (launch_var + fixed_var).sqrt(),
-        df: df.min(noise.df),
+        df: satterthwaite(launch_var, noise.df, fixed_var, term.df),
     };
-    // The row's own launches alone (no prior), with the same session term. A hand-set prior
-    // (`noise_pct`) is the settings' word on the noise: the own-launches pass rule guards the
-    // learnt one only.
+    // The row's own launches alone (no prior). Its session term is the metric's λ, or the
+    // row's own between-session variance where its sides span sessions and show more: a row
+    // whose sessions differ more than its metric's others must not pass on theirs. A hand-set
+    // prior (`noise_pct`) is the settings' word on the noise: the own-launches pass rule guards
+    // the learnt one only.
     let own = noise::estimate(&[bl, cl], None)
         .filter(|o| o.own_df > 0.0 && rule.noise_pct.is_none())
         .map(|o| {
             let v = o.sd() * o.sd();
+            let launch_var = v * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64);
+            let shared = (term.ratio * v, term.df);
+            let (session_var, session_df) = match own_session_var(bl, cl) {
+                Some((s, df)) if s > shared.0 => (s, Some(df)),
+                _ => shared,
+            };
+            let fixed_var = session_var * term.factor;
             Shift {
                 worse: shift.worse,
-                se: (v * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64)
-                    + term.ratio * v * term.factor)
-                    .sqrt(),
-                df: o.df,
+                se: (launch_var + fixed_var).sqrt(),
+                df: satterthwaite(launch_var, o.df, fixed_var, session_df),
             }
         });
     let test = Test {
@@ -98,6 +95,34 @@ fn stored_test(
         own,
     };
     (test, noise)
+}
+
+/// The df of a se² made of a launch part (on `launch_df`) and a session part: a measured
+/// session variance carries its own sampling error (two sessions: one comparison), so the df
+/// follow Welch–Satterthwaite over the two parts, never above the launch part's; an assumed one
+/// (`None`) is a constant and adds none.
+fn satterthwaite(launch_var: f64, launch_df: f64, fixed_var: f64, session_df: Option<f64>) -> f64 {
+    match session_df {
+        Some(df_s) if fixed_var > 0.0 && launch_df > 0.0 && df_s > 0.0 => {
+            let total = launch_var + fixed_var;
+            let df = total * total
+                / (launch_var * launch_var / launch_df + fixed_var * fixed_var / df_s);
+            df.min(launch_df)
+        }
+        _ => launch_df,
+    }
+}
+
+/// The row's own between-session variance of one launch's log value, pooled over the sides
+/// that span ≥ 2 sessions (each side's one-way analysis, weighted by its session df), with
+/// those df. `None` when no side spans two sessions with a repeated launch.
+fn own_session_var(bl: &Launches, cl: &Launches) -> Option<(f64, f64)> {
+    let (mut sum, mut df) = (0.0, 0.0);
+    for a in [bl, cl].into_iter().filter_map(Launches::session_anova) {
+        sum += a.between_var() * a.df_between;
+        df += a.df_between;
+    }
+    (df > 0.0).then(|| (sum / df, df))
 }
 
 /// The engine-wide test of one metric over one model's scenarios: each launch's

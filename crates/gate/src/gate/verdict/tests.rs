@@ -588,3 +588,48 @@ fn a_row_noisier_than_its_class_passes_only_on_its_own_launches() {
         Verdict::Pass
     );
 }
+
+#[test]
+fn a_row_whose_sessions_differ_more_than_its_metrics_passes_only_on_its_own() {
+    // A baseline over two sessions: every row's launches wiggle by 0.2 % and its sessions agree,
+    // except one row's median TTFT, whose sessions sit 3 % either side of its mean. The
+    // candidate, a third session, is at every row's baseline mean: no change. The metric's λ,
+    // pooled over its six rows, is a sixth of that row's own; on the metric's λ its bound is
+    // within the 10 % tolerance, on its own sessions (one comparison) it is not.
+    let session = |name: &str, loud: f64| {
+        let mut recs = quiet_suite(3, 0.002);
+        for r in &mut recs {
+            r.session_id = Some(name.into());
+            if r.model == "m/b" && r.params.num_prompts == 200 {
+                *r.stats.get_mut("median_ttft_ms").unwrap() *= loud;
+            }
+        }
+        recs
+    };
+    let mut base = session("s1", 0.97);
+    base.extend(session("s2", 1.03));
+    let cur = session("s3", 1.0);
+    let rep = eval(&base, &cur);
+    let row = verdict_of(&rep, "m/b", 200, "median_ttft_ms");
+    let t = row.test.unwrap();
+    let lim = (1.0 + row.tolerance_pct.unwrap() / 100.0).ln();
+    let eq = 0.05;
+    assert!(t.shift.upper(eq) < lim, "{row:?}");
+    let own = t.own.unwrap();
+    // Its session part dominates: the df fall to about its one session comparison.
+    assert!(own.df < 1.5, "{own:?}");
+    assert!(own.upper(eq) > lim, "{own:?}");
+    assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
+    assert!(
+        row.note
+            .as_deref()
+            .unwrap()
+            .contains("not yet on its own launches'"),
+        "{row:?}"
+    );
+    // The same row in the other model, whose sessions agree, passes.
+    assert_eq!(
+        verdict_of(&rep, "m/a", 200, "median_ttft_ms").verdict,
+        Verdict::Pass
+    );
+}
