@@ -79,6 +79,7 @@ fn report(model: &str, verdict: TopVerdict, rows: Vec<Row>) -> Report {
         perfgate_version: "0.1.0".into(),
         ab: None,
         settings: None,
+        look: None,
     }
 }
 

@@ -7,7 +7,7 @@ use super::config::GateConfig;
 use super::stats;
 
 /// Look `k` (1-based) of `of` planned looks at the same data as it grows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Look {
     pub k: u32,
     pub of: u32,

@@ -8,7 +8,9 @@
 //! row of every report. The family-wise error is then α over the whole matrix, as if one process
 //! had checked every model. A row passes in the merge only if it passed in its job (a pass is
 //! each row's own bound; deciding again cannot see a FAIL that `--confirm` did not confirm, nor a
-//! later `--rerun` look's stricter level). Inputs without tests or with differing settings, and `perfgate ab`
+//! later `--rerun` look's stricter level), and the matrix is decided at the strictest look any job
+//! reached (so a row a job judged at a later look's smaller level does not regress at the full α
+//! here). Inputs without tests or with differing settings, and `perfgate ab`
 //! reports (each model its own sequential test), are merged as they were decided: rows and
 //! verdicts kept, counts recomputed, the top verdict the gate's rule over the merged rows and
 //! never milder than any input's (fail > error > inconclusive > pass); the error is then
@@ -16,8 +18,9 @@
 
 use std::collections::HashMap;
 
+use super::config::GateConfig;
 use super::verdict::{all_models_row, decide, method_sentence, top_verdict, Scope, Test, Tested};
-use super::{count, AbSummary, Report, Row, Side, TopVerdict};
+use super::{count, AbSummary, Look, Report, Row, Side, TopVerdict};
 
 /// Why reports cannot be merged.
 #[derive(Debug, thiserror::Error)]
@@ -203,6 +206,7 @@ pub fn merge_reports(inputs: Vec<(String, Report)>) -> Result<Report, MergeError
         ab: merge_ab(inputs.iter().map(|(_, r)| r.ab.as_ref())),
         rows,
         settings: None,
+        look: None,
     })
 }
 
@@ -250,7 +254,12 @@ fn decide_as_one(inputs: &[(String, Report)], rows: &[Row]) -> Option<Report> {
             Some(Tested::new(i, r.scope(), &cfg.rule(&r.metric), t))
         })
         .collect();
-    let levels = cfg.levels(None);
+    // Each job judged its rows at its look (`--rerun`: a later look is stricter, the price of
+    // having looked before). Deciding the matrix at the first look's full α would let a row a
+    // job held back at its last look regress here: the matrix is decided at the strictest look
+    // any of its jobs reached.
+    let look = strictest_look(&cfg, inputs.iter().map(|(_, r)| r.look));
+    let levels = cfg.levels(look);
     // A pass does not depend on the family (it is each row's own bound at α_eq), so deciding
     // again can only lose a job's reasons for not passing: a row that regressed and was not
     // confirmed (`check --confirm`), or one judged at a later look's stricter level (`--rerun`).
@@ -293,6 +302,16 @@ fn decide_as_one(inputs: &[(String, Report)], rows: &[Row]) -> Option<Report> {
         ab: None,
         rows,
         settings: Some(cfg),
+        look,
+    })
+}
+
+/// Of the looks the inputs were decided at, the one whose level is the smallest (`None`, a
+/// single look at the full α, only when no input looked more than once).
+fn strictest_look(cfg: &GateConfig, looks: impl Iterator<Item = Option<Look>>) -> Option<Look> {
+    looks.flatten().min_by(|a, b| {
+        let level = |l: &Look| cfg.levels(Some(*l)).look_alpha();
+        level(a).total_cmp(&level(b))
     })
 }
 
@@ -350,6 +369,7 @@ mod tests {
             perfgate_version: "0.1.0".into(),
             ab: None,
             settings: None,
+            look: None,
         }
     }
 
@@ -644,5 +664,53 @@ mod one_family {
         let old = merge_reports(bare).unwrap();
         assert!(old.rows.iter().all(|x| x.model != ALL_MODELS));
         assert!(old.method.contains("not across them"), "{}", old.method);
+    }
+
+    #[test]
+    fn a_matrix_is_decided_at_the_strictest_look_of_its_jobs() {
+        // Job m/a re-ran twice (`--rerun inconclusive --max-reruns 2`): its rows were decided at
+        // look 3 of 3, at 0.39 of α. A slowdown that the job did not fail at that look, but that
+        // the two-job matrix decided at the full α would, does not fail the merge; the other
+        // job looked once. (With more jobs the merge's larger Holm family is often the stricter
+        // of the two already; the level is what makes it so always.)
+        let cfg = GateConfig::default();
+        let late = Some(Look { k: 3, of: 3 });
+        let job = |m: &str, thr: f64, look: Option<Look>| {
+            let (b, c) = (model(m, "B", 1.0), model(m, "C", thr));
+            let rep = evaluate(Inputs {
+                look,
+                ..Inputs::new(&b, &c, &cfg)
+            });
+            (format!("{m}.json"), rep)
+        };
+        let matrix =
+            |thr: f64, look: Option<Look>| vec![job("m/a", thr, look), job("m/b", 1.0, None)];
+        // The slowdown between the two levels, found on the merged matrix at each look.
+        let between = (1..200)
+            .map(|i| 1.0 - 0.0005 * f64::from(i))
+            .find(|&thr| {
+                let at = |l: Option<Look>| {
+                    let mut m = matrix(thr, l);
+                    for (_, r) in &mut m {
+                        r.look = l;
+                    }
+                    merge_reports(m).unwrap().verdict
+                };
+                at(None) == TopVerdict::Fail && job("m/a", thr, late).1.verdict != TopVerdict::Fail
+            })
+            .expect("a slowdown that regresses at α but not at look 3 of 3");
+        let inputs = matrix(between, late);
+        assert_eq!(inputs[0].1.look, late);
+        assert_ne!(inputs[0].1.verdict, TopVerdict::Fail);
+        let merged = merge_reports(inputs).unwrap();
+        assert_ne!(merged.verdict, TopVerdict::Fail, "{:#?}", merged.rows);
+        assert_eq!(merged.look, late);
+        assert!(merged.method.contains("look 3 of 3"), "{}", merged.method);
+        // The strictest of several looks is the one with the smallest level.
+        let (l1, l3) = (Look { k: 1, of: 3 }, Look { k: 3, of: 3 });
+        let pick = strictest_look(&cfg, [None, Some(l1), Some(l3)].into_iter()).unwrap();
+        let level = |l: Look| cfg.levels(Some(l)).look_alpha();
+        assert!(level(pick) <= level(l1).min(level(l3)));
+        assert_eq!(strictest_look(&cfg, [None, None].into_iter()), None);
     }
 }

@@ -176,6 +176,10 @@ pub struct Report {
     /// reports again as one family under them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub settings: Option<GateConfig>,
+    /// The look of a sequential stored check (`check --rerun inconclusive`) its rows were
+    /// decided at; absent for a single look. `perfgate merge` decides a matrix at its strictest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub look: Option<Look>,
 }
 
 /// What a `perfgate ab` comparison did and cost: every report shows it.

@@ -253,6 +253,7 @@ pub(super) fn report(
         perfgate_version: env!("CARGO_PKG_VERSION").into(),
         ab: None,
         settings: Some(input.cfg.clone()),
+        look: input.look,
     }
 }
 
