@@ -157,6 +157,7 @@ fn test_of(d: &[f64], noise: &Noise, sign: f64) -> Test {
         fixed_var: 0.0,
         paired: true,
         own: None,
+        own_fixed_var: 0.0,
     }
 }
 

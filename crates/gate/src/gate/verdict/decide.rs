@@ -84,6 +84,13 @@ pub struct Test {
     /// cannot pass on the quieter rows' precision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own: Option<Shift>,
+    /// The part of the own test's se² that more candidate launches cannot shrink.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub own_fixed_var: f64,
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// Launches a side beyond which "likely decides" is not worth saying.
@@ -210,19 +217,37 @@ fn needed(
         stats::pairs_needed(s.worse, lim, noise.sd(), noise.df, now, level, cap)
             .map(|n| n.max(now + 1))
     } else {
-        stats::launches_needed(
-            &stats::Design {
-                worse: s.worse,
-                lim,
-                sd: noise.sd(),
-                n_base: t.test.n_base,
-                n_now: t.test.n_now,
-                fixed_var: t.test.fixed_var,
-                df: noise.df,
-            },
+        let design = |sd: f64, df: f64, fixed_var: f64| stats::Design {
+            worse: s.worse,
+            lim,
+            sd,
+            n_base: t.test.n_base,
+            n_now: t.test.n_now,
+            fixed_var,
+            df,
+        };
+        let moderated = stats::launches_needed(
+            &design(noise.sd(), noise.df, t.test.fixed_var),
             level,
             NEEDED_CAP,
-        )
+        );
+        // A pass needs the bound on the row's own launches too: as many launches as both
+        // bounds need (the own one's sd recovered from its se² without the session part).
+        let Some(own) = t.test.own.filter(|_| lim == t.lim_worse && s.worse < lim) else {
+            return moderated;
+        };
+        let per_launch = 1.0 / t.test.n_base as f64 + 1.0 / t.test.n_now as f64;
+        let own_sd = ((own.se * own.se - t.test.own_fixed_var).max(0.0) / per_launch).sqrt();
+        let own_level = levels.look_equivalence_alpha_df(own.df);
+        let mine = stats::launches_needed(
+            &design(own_sd, own.df, t.test.own_fixed_var),
+            own_level,
+            NEEDED_CAP,
+        );
+        match (moderated, mine) {
+            (Ok(a), Ok(b)) => Ok(a.max(b)),
+            (Err(e), _) | (Ok(_), Err(e)) => Err(e),
+        }
     }
 }
 

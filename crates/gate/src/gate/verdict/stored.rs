@@ -80,11 +80,12 @@ fn stored_test(
                 _ => shared,
             };
             let fixed_var = session_var * term.factor;
-            Shift {
+            let own = Shift {
                 worse: shift.worse,
                 se: (launch_var + fixed_var).sqrt(),
                 df: satterthwaite(launch_var, o.df, fixed_var, session_df),
-            }
+            };
+            (own, fixed_var)
         });
     let test = Test {
         shift,
@@ -92,7 +93,8 @@ fn stored_test(
         n_now: cl.n(),
         fixed_var,
         paired: false,
-        own,
+        own: own.map(|o| o.0),
+        own_fixed_var: own.map_or(0.0, |o| o.1),
     };
     (test, noise)
 }
@@ -267,6 +269,7 @@ pub(crate) fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
         fixed_var: shared,
         paired: false,
         own: None,
+        own_fixed_var: 0.0,
     };
     Some((row, test))
 }

@@ -582,6 +582,34 @@ fn a_row_noisier_than_its_class_passes_only_on_its_own_launches() {
             .contains("not yet on its own launches'"),
         "{row:?}"
     );
+    // What it says it needs is what its own bound needs, not what the moderated bound alone
+    // would: moderated, a few more candidate launches; on its own 7.5 % noise the three
+    // baseline launches are too few whatever the candidate adds.
+    let noise = row.noise.unwrap();
+    let design = |sd: f64, df: f64, fixed_var: f64| crate::gate::stats::Design {
+        worse: t.shift.worse,
+        lim: (1.0 + lim).ln(),
+        sd,
+        df,
+        n_base: t.n_base,
+        n_now: t.n_now,
+        fixed_var,
+    };
+    let needed = |d| crate::gate::stats::launches_needed(&d, eq, 50);
+    assert!(needed(design(noise.sd(), noise.df, t.fixed_var)).is_ok());
+    let own_sd = ((own.se.powi(2) - t.own_fixed_var) / (2.0 / 3.0)).sqrt();
+    assert!(matches!(
+        needed(design(own_sd, own.df, t.own_fixed_var)),
+        Err(crate::gate::stats::NotDecidable::BaselineTooShort)
+    ));
+    assert_eq!(row.launches_needed, None, "{row:?}");
+    assert!(
+        row.note
+            .as_deref()
+            .unwrap()
+            .contains("needs more baseline launches to decide"),
+        "{row:?}"
+    );
     // The quiet rows pass, as before.
     assert_eq!(
         verdict_of(&rep, "m/a", 200, "median_ttft_ms").verdict,
