@@ -552,6 +552,18 @@ fn a_fail_stands_only_when_confirmed_and_a_regressed_row_is_never_passed() {
     assert_eq!(confirm(&clean, again.clone(), 1), again);
 }
 
+/// The row is inconclusive and says its own launches held it back.
+fn assert_held_on_its_own_launches(row: &Row) {
+    assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
+    assert!(
+        row.note
+            .as_deref()
+            .unwrap()
+            .contains("not yet on its own launches'"),
+        "{row:?}"
+    );
+}
+
 #[test]
 fn a_row_noisier_than_its_class_passes_only_on_its_own_launches() {
     // Every row's launches wiggle by 0.2 %, except one row's median TTFT, which wiggles by 7.5 %
@@ -574,14 +586,7 @@ fn a_row_noisier_than_its_class_passes_only_on_its_own_launches() {
     let own = t.own.unwrap();
     assert_eq!(own.df, 4.0);
     assert!(own.upper(eq) > (1.0 + lim).ln(), "{row:?}");
-    assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
-    assert!(
-        row.note
-            .as_deref()
-            .unwrap()
-            .contains("not yet on its own launches'"),
-        "{row:?}"
-    );
+    assert_held_on_its_own_launches(row);
     // What it says it needs is what its own bound needs, not what the moderated bound alone
     // would: moderated, a few more candidate launches; on its own 7.5 % noise the three
     // baseline launches are too few whatever the candidate adds.
@@ -647,14 +652,7 @@ fn a_row_whose_sessions_differ_more_than_its_metrics_passes_only_on_its_own() {
     // Its session part dominates: the df fall to about its one session comparison.
     assert!(own.df < 1.5, "{own:?}");
     assert!(own.upper(eq) > lim, "{own:?}");
-    assert_eq!(row.verdict, Verdict::Inconclusive, "{row:?}");
-    assert!(
-        row.note
-            .as_deref()
-            .unwrap()
-            .contains("not yet on its own launches'"),
-        "{row:?}"
-    );
+    assert_held_on_its_own_launches(row);
     // The same row in the other model, whose sessions agree, passes.
     assert_eq!(
         verdict_of(&rep, "m/a", 200, "median_ttft_ms").verdict,
