@@ -19,6 +19,9 @@
 //! `--same-session 1` records both sides in one session (no offset, and the gate knows it: the
 //! design of a baseline recorded beside the candidate).
 //!
+//! `--matrix 1` checks each model on its own, as the Action's matrix jobs do, and merges the
+//! reports (`perfgate merge`) into the verdict.
+//!
 //! `--models N` simulates a suite of N models instead of 6 (each with the 4 scenarios; `1` is the
 //! one-model CPU suites that `perfgate plan` sizes); `--max-pairs N` runs `--ab 1` with that one
 //! budget of pairs (at `--rho R`, default 0) instead of its table of budgets: the check of a design `perfgate plan`
@@ -47,6 +50,7 @@
 //! independent scenarios). `--noise-scale` multiplies every sd (0.5 = runs long enough to halve
 //! the noise).
 
+use perfgate::gate::merge::merge_reports;
 use perfgate::gate::replay::sequential_ab;
 use perfgate::gate::{evaluate, GateConfig, Inputs, MetricGate, TopVerdict, Verdict};
 use perfgate::record::{Arm, ScenarioResult};
@@ -166,6 +170,10 @@ fn pair_of(
     [arm(1.0, Arm::Base, rng), arm(slower, Arm::Candidate, rng)]
 }
 
+fn model_name(model: usize) -> String {
+    format!("org/model-{model}")
+}
+
 fn record(model: usize, scen: usize, launch: usize, t: f64) -> ScenarioResult {
     let n = 100 * (scen as u64 + 1);
     ScenarioResult {
@@ -175,7 +183,7 @@ fn record(model: usize, scen: usize, launch: usize, t: f64) -> ScenarioResult {
         total_output_tokens: 128 * n,
         request_throughput: n as f64 / 100.0 * t,
         output_throughput: 128.0 * n as f64 / 100.0 * t,
-        ..ScenarioResult::synthetic(&format!("org/model-{model}"), n, 1024, 128 << scen)
+        ..ScenarioResult::synthetic(&model_name(model), n, 1024, 128 << scen)
     }
 }
 
@@ -309,7 +317,7 @@ fn launch(
         total_output_tokens: 128 * n,
         request_throughput: n as f64 / 100.0 * t,
         output_throughput: 128.0 * n as f64 / 100.0 * t,
-        ..ScenarioResult::synthetic(&format!("org/model-{model}"), n, 1024, 128 << scen)
+        ..ScenarioResult::synthetic(&model_name(model), n, 1024, 128 << scen)
     };
     r.session_id = Some(session.id.to_string());
     for (i, m) in LATENCIES.iter().enumerate() {
@@ -384,6 +392,8 @@ struct Sim {
     shapes: &'static [[f64; 6]],
     /// Models in the suite.
     models: usize,
+    /// Each model its own check, the reports merged (`perfgate merge` of a matrix).
+    matrix: bool,
 }
 
 fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64) -> Cell {
@@ -393,10 +403,29 @@ fn cell(d: (usize, usize), slower: f64, one: Option<usize>, sim: &Sim, seed: u64
     for _ in 0..trials {
         let base = side(d.0, sim, (1.0, None), "baseline", &mut rng);
         let cur = side(d.1, sim, (slower, one), "candidate", &mut rng);
-        let rep = evaluate(Inputs {
-            kind: "sim",
-            ..Inputs::new(&base, &cur, cfg)
-        });
+        let rep = if sim.matrix {
+            // One job a model, as the Action's matrix runs them, merged into one report.
+            let jobs = (0..sim.models)
+                .map(|m| {
+                    let name = model_name(m);
+                    let of = |side: &[ScenarioResult]| -> Vec<ScenarioResult> {
+                        side.iter().filter(|r| r.model == name).cloned().collect()
+                    };
+                    let (b, c) = (of(&base), of(&cur));
+                    let rep = evaluate(Inputs {
+                        kind: "sim",
+                        ..Inputs::new(&b, &c, cfg)
+                    });
+                    (format!("{name}.json"), rep)
+                })
+                .collect();
+            merge_reports(jobs).expect("the jobs merge")
+        } else {
+            evaluate(Inputs {
+                kind: "sim",
+                ..Inputs::new(&base, &cur, cfg)
+            })
+        };
         fails += usize::from(rep.verdict == TopVerdict::Fail);
         for r in rep
             .rows
@@ -423,6 +452,7 @@ fn main() {
     let mut same_session = false;
     let (mut uniform, mut oracle) = (None, false);
     let (mut models, mut max_pairs, mut rho) = (6usize, None, 0.0f64);
+    let mut matrix = false;
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -449,6 +479,7 @@ fn main() {
             "--same-session" => same_session = v != 0.0,
             "--uniform-noise" => uniform = Some([v; 6]),
             "--oracle" => oracle = v != 0.0,
+            "--matrix" => matrix = v != 0.0,
             "--thr-tolerance" => {
                 cfg.metrics.insert(
                     "output_throughput".into(),
@@ -494,6 +525,7 @@ fn main() {
         uniform,
         shapes,
         models,
+        matrix,
     };
     if ab {
         assert!((0.0..1.0).contains(&rho), "--rho must be in [0, 1)");
