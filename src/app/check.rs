@@ -1,6 +1,6 @@
 //! `perfgate check --results`: read the baseline and the results, gate them, write the reports,
-//! and map the top verdict to the exit code. "Records in → gate → reports out" is
-//! [`gate_and_report`], which the live check (`super::live`) calls with the records it measured.
+//! and map the top verdict to the exit code; the live check (`super::live`) shares
+//! [`ensure_compared`] and [`publish`].
 
 use std::path::{Path, PathBuf};
 
@@ -41,15 +41,6 @@ impl ReportOptions {
             github: args.github.clone(),
         }
     }
-}
-
-/// Gate the current side against the baseline, print the terminal table, write the requested
-/// reports, post them with `--github`, and return the exit code.
-pub fn gate_and_report(input: gate::Inputs<'_>, opts: &ReportOptions) -> anyhow::Result<Exit> {
-    let (cfg, baseline, current) = (input.cfg, input.baseline, input.current);
-    let report = gate::evaluate(input);
-    ensure_compared(&report, cfg, baseline, current)?;
-    publish(&report, baseline, current, opts)
 }
 
 /// A check that compared nothing must never pass: see [`gate::nothing_compared`].
@@ -139,5 +130,8 @@ pub(crate) fn exec(args: CheckArgs) -> anyhow::Result<Exit> {
         cur_side,
         ..gate::Inputs::new(&base, &current, &cfg)
     };
-    gate_and_report(input, &opts)
+    // Nothing to launch: a FAIL is confirmed on the results' own launches, the last held back.
+    let report = gate::confirm_held_out(input, args.live.confirm);
+    ensure_compared(&report, &cfg, &base, &current)?;
+    publish(&report, &base, &current, &opts)
 }

@@ -51,7 +51,9 @@ pub struct LiveArgs {
     /// When the gate FAILs, launch each model with a regressed test this many more times and
     /// decide again on all of the candidate's launches: the check FAILs only if that decision
     /// FAILs too (a row that regressed once is never passed). One disturbed launch is otherwise
-    /// a FAIL the gate cannot tell from a regression; 0 turns confirmation off.
+    /// a FAIL the gate cannot tell from a regression; 0 turns confirmation off. With --results
+    /// (nothing to launch) each model's last N launches are held back as the confirmation: the
+    /// FAIL stands only if the decision without them FAILs too.
     #[arg(long, default_value_t = 1, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=20))]
     pub confirm: u32,
 

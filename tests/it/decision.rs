@@ -64,16 +64,40 @@ fn the_slot_starved_engine_fails_on_prefill_median_ttft() {
     let rep: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(rep["verdict"], "fail");
-    let row = rep["rows"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["scenario"] == PREFILL && r["metric"] == "median_ttft_ms")
-        .unwrap();
+    let row = prefill_ttft(&rep);
     assert_eq!(row["verdict"], "regressed", "{row}");
     assert!(row["change_pct"].as_f64().unwrap() > 100.0, "{row}");
     assert_eq!(row["launches"], serde_json::json!([8, 1]), "{row}");
     assert_eq!(row["noise"]["source"], "launches", "{row}");
+    // One launch: nothing to hold back as confirmation (`--confirm`, default 1), so the row is
+    // decided once and says so; `--confirm 0` decides once without the word.
+    let note = |row: &serde_json::Value| row["note"].as_str().unwrap_or_default().to_string();
+    assert!(
+        note(row).contains("unconfirmed: decided on its 1 launch(es)"),
+        "{row}"
+    );
+    let out = perfgate()
+        .args(["check", "--confirm", "0", "--baseline"])
+        .arg(&b)
+        .arg("--results")
+        .arg(corpus("b2"))
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let rep: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let row = prefill_ttft(&rep);
+    assert_eq!(row["verdict"], "regressed", "{row}");
+    assert!(!note(row).contains("confirmed"), "{row}");
+}
+
+fn prefill_ttft(rep: &serde_json::Value) -> &serde_json::Value {
+    rep["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["scenario"] == PREFILL && r["metric"] == "median_ttft_ms")
+        .unwrap()
 }
 
 #[test]

@@ -24,8 +24,8 @@ pub use config::{GateConfig, MetricGate};
 pub use look::{Levels, Look};
 pub use noise::{Noise, NoiseSource};
 pub use verdict::{
-    compared, confirm, count, duplicate, evaluate, nothing_compared, Inputs, ScenarioError, Scope,
-    ALL_MODELS, ENGINE_WIDE,
+    compared, confirm, confirm_held_out, count, duplicate, evaluate, nothing_compared, Inputs,
+    ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE,
 };
 
 /// The verdict of one row (model × scenario × metric).

@@ -16,13 +16,18 @@
 //!   decision FAILed therefore never ends PASS: at best INCONCLUSIVE;
 //! - every other row keeps the second decision's verdict (it saw more launches).
 
+use std::collections::{BTreeMap, BTreeSet};
+
 use super::summary::{count, top_verdict};
-use crate::gate::{Report, Verdict};
+use super::{evaluate, Inputs};
+use crate::gate::noise::launch_key;
+use crate::gate::{Report, TopVerdict, Verdict};
+use crate::record::ScenarioResult;
 
 /// Join a first report that FAILed with the report of the same check decided again with the
 /// confirmation launches added. Returns `second` unchanged when `first` did not FAIL.
 pub fn confirm(first: &Report, mut second: Report, launches: u32) -> Report {
-    if first.verdict != crate::gate::TopVerdict::Fail {
+    if first.verdict != TopVerdict::Fail {
         return second;
     }
     for row in second.rows.iter_mut().filter(|r| r.gated) {
@@ -60,4 +65,97 @@ pub fn confirm(first: &Report, mut second: Report, launches: u32) -> Report {
     second.counts = count(&second.rows);
     second.verdict = top_verdict(&second.rows);
     second
+}
+
+/// Confirmation for records already measured (`perfgate check --results`): nothing can be
+/// launched, so each model's last `hold` launches are held back as if they were the confirmation
+/// launches. The check decides on all of the candidate's records; when that FAILs it decides
+/// again without the held launches, and the FAIL stands only if that decision FAILs too
+/// ([`confirm`] joins them, as a live check joins its first decision and the one with `hold` more
+/// launches): the event "FAIL" is the live one, the first `n − hold` launches FAIL and all `n`
+/// FAIL. Where that first decision does not FAIL, every row that regressed is *inconclusive* and
+/// says why. Passing rows are the decision on all launches, so a pass keeps its bound. A model
+/// with `hold` launches or fewer has nothing to hold back: its rows are decided once, and a
+/// regressed one says it is unconfirmed (a live check would launch more). `hold` 0 decides once.
+pub fn confirm_held_out(input: Inputs<'_>, hold: u32) -> Report {
+    let all = evaluate(Inputs {
+        base_side: input.base_side.clone(),
+        cur_side: input.cur_side.clone(),
+        ..input
+    });
+    if hold == 0 || all.verdict != TopVerdict::Fail {
+        return all;
+    }
+    let launches = launches_of(input.current);
+    let held: BTreeSet<(&str, &str)> = launches
+        .iter()
+        .filter(|(_, keys)| keys.len() > hold as usize)
+        .flat_map(|(m, keys)| {
+            keys[keys.len() - hold as usize..]
+                .iter()
+                .map(move |k| (m.as_str(), k.as_str()))
+        })
+        .collect();
+    let mut out = all;
+    let mut first_failed = true;
+    if !held.is_empty() {
+        let first_recs: Vec<ScenarioResult> = input
+            .current
+            .iter()
+            .filter(|r| !held.contains(&(r.model.as_str(), launch_key(r).as_str())))
+            .cloned()
+            .collect();
+        let first = evaluate(Inputs {
+            current: &first_recs,
+            ..input
+        });
+        first_failed = first.verdict == TopVerdict::Fail;
+        if first_failed {
+            out = confirm(&first, out, hold);
+        }
+    }
+    for row in out.rows.iter_mut().filter(|r| r.gated) {
+        if row.verdict != Verdict::Regressed {
+            continue;
+        }
+        let n = launches.get(&row.model).map(Vec::len);
+        let why = match (first_failed, n) {
+            (true, Some(n)) if n <= hold as usize => format!(
+                "unconfirmed: decided on its {n} launch(es) alone, with none to hold back as \
+                 confirmation (a live check launches {hold} more)"
+            ),
+            (true, _) => continue,
+            (false, Some(n)) if n > hold as usize => format!(
+                "not confirmed: regressed on all {n} launches, but the first {} did not FAIL \
+                 (the last {hold} held back as confirmation)",
+                n - hold as usize
+            ),
+            (false, _) => "not confirmed: the first launches did not FAIL (the last \
+                           held back as confirmation)"
+                .to_string(),
+        };
+        if !first_failed {
+            row.verdict = Verdict::Inconclusive;
+        }
+        row.note = Some(match row.note.take() {
+            Some(n) => format!("{n}; {why}"),
+            None => why,
+        });
+    }
+    out.counts = count(&out.rows);
+    out.verdict = top_verdict(&out.rows);
+    out
+}
+
+/// Each model's distinct launches, in first-seen order.
+fn launches_of(recs: &[ScenarioResult]) -> BTreeMap<String, Vec<String>> {
+    let mut by_model: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for r in recs {
+        let keys = by_model.entry(r.model.clone()).or_default();
+        let k = launch_key(r);
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    by_model
 }

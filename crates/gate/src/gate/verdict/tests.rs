@@ -659,3 +659,101 @@ fn a_row_whose_sessions_differ_more_than_its_metrics_passes_only_on_its_own() {
         Verdict::Pass
     );
 }
+
+/// `perfgate check --results --confirm 1`: each model's last launch is held back as the
+/// confirmation of a FAIL.
+#[test]
+fn offline_a_fail_stands_only_if_it_holds_without_the_last_launches() {
+    let base = quiet_suite(3, 0.01);
+    let cfg = GateConfig::default();
+    let held =
+        |cur: &[ScenarioResult], hold: u32| confirm_held_out(Inputs::new(&base, cur, &cfg), hold);
+    let slow_where = |launches: &[&str], factor: f64| {
+        let launches: Vec<String> = launches.iter().map(|s| s.to_string()).collect();
+        move |r: &ScenarioResult| {
+            let hit = r.model == "m/b"
+                && r.params.num_prompts == 200
+                && launches.contains(r.launch_id.as_ref().unwrap());
+            match hit {
+                true => scaled(r, 1.0 / factor, factor),
+                false => r.clone(),
+            }
+        }
+    };
+    // Slower on every launch: the first two FAIL as all three do, and the FAIL stands.
+    let every: Vec<_> = base
+        .iter()
+        .map(slow_where(&["L0", "L1", "L2"], 1.25))
+        .collect();
+    let once = eval(&base, &every);
+    assert_eq!(once.verdict, TopVerdict::Fail);
+    let c = held(&every, 1);
+    assert_eq!(c.verdict, TopVerdict::Fail);
+    let row = verdict_of(&c, "m/b", 200, "median_ttft_ms");
+    assert_eq!(row.verdict, Verdict::Regressed);
+    assert!(
+        row.note
+            .as_deref()
+            .unwrap()
+            .contains("confirmed: regressed"),
+        "{row:?}"
+    );
+    // Held at 0 it is the decision on everything.
+    assert_eq!(held(&every, 0), once);
+
+    // A slowdown near the edge of detection (10, 11, 12 % on the three launches): all three
+    // FAIL, the first two do not, so the check is not a FAIL, and no row that regressed passes.
+    let edge = [1.10, 1.11, 1.12];
+    let last: Vec<_> = base
+        .iter()
+        .map(|r| match r.model == "m/b" && r.params.num_prompts == 200 {
+            true => {
+                let f = edge[r.run_index as usize];
+                scaled(r, 1.0 / f, f)
+            }
+            false => r.clone(),
+        })
+        .collect();
+    let once = eval(&base, &last);
+    assert_eq!(once.verdict, TopVerdict::Fail, "{once:#?}");
+    let c = held(&last, 1);
+    assert_eq!(c.verdict, TopVerdict::Inconclusive);
+    for (x, y) in once.rows.iter().zip(&c.rows) {
+        assert_eq!(
+            (&x.model, &x.scenario, &x.metric),
+            (&y.model, &y.scenario, &y.metric)
+        );
+        match x.verdict {
+            Verdict::Regressed if x.gated => {
+                assert_eq!(y.verdict, Verdict::Inconclusive, "{y:?}");
+                let note = y.note.as_deref().unwrap();
+                assert!(
+                    note.contains("regressed on all 3 launches, but the first 2"),
+                    "{y:?}"
+                );
+            }
+            _ => assert_eq!(x.verdict, y.verdict, "{y:?}"),
+        }
+    }
+
+    // One candidate launch: nothing to hold back, so it is decided once and says so.
+    let one: Vec<_> = every
+        .iter()
+        .filter(|r| r.launch_id.as_deref() == Some("L0"))
+        .cloned()
+        .collect();
+    let once = eval(&base, &one);
+    assert_eq!(once.verdict, TopVerdict::Fail);
+    let c = held(&one, 1);
+    assert_eq!(c.verdict, TopVerdict::Fail);
+    assert_eq!(c.counts, once.counts);
+    let row = verdict_of(&c, "m/b", 200, "median_ttft_ms");
+    assert_eq!(row.verdict, Verdict::Regressed);
+    assert!(
+        row.note
+            .as_deref()
+            .unwrap()
+            .contains("unconfirmed: decided on its 1 launch(es)"),
+        "{row:?}"
+    );
+}
