@@ -1,6 +1,6 @@
 //! Decision quality of the gate on recorded real launches (replay).
 //!
-//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --delta-only]`
+//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only]`
 //!
 //! DIR holds one JSON Lines file of records per engine launch (default: the GPU corpus in
 //! `tests/data/gpu-llamacpp-h100/`, llama.cpp with CUDA on one H100; its README says which file
@@ -13,7 +13,9 @@
 //!   known factor, uniformly (engine-wide) or in one scenario;
 //!
 //! (`--alarms-only`: the false alarms alone, with their 95 % interval, as decided once and, with
-//! `--confirm N`, as `check --confirm N` decides; `--delta-only`: the worse-by-δ table alone)
+//! `--confirm N`, as `check --confirm N` decides; `--offline N`: the same as `check --results
+//! --confirm N` decides records already measured, each check's last N candidate launches held
+//! back as the confirmation; `--delta-only`: the worse-by-δ table alone)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -23,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{
-    replay, replay_ab, replay_confirmed, AbTally, Change, Design, Launch, Tally,
+    replay, replay_ab, replay_confirmed, replay_held_out, AbTally, Change, Design, Launch, Tally,
 };
 use perfgate::gate::{evaluate, GateConfig, Inputs, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
@@ -296,6 +298,58 @@ fn false_alarms(a: &[Launch], cfg: &GateConfig, max_splits: usize, confirm: usiz
     }
 }
 
+/// `--offline N`: false alarms of `perfgate check --results` (records already measured) decided
+/// once and with each check's last N candidate launches held back as the confirmation
+/// (`check --results --confirm N`), with Wilson's 95 % interval, beside the share of checks that
+/// catch a uniform 10 % slowdown either way and the gated rows that pass.
+fn offline(a: &[Launch], cfg: &GateConfig, max_splits: usize, hold: u32) {
+    println!("| launches (base × cand) | checks | false alarms, once | 95 % interval | held out ({hold}): false alarms | 95 % interval | gated rows PASS | 10 % slower, all: FAIL once | held out |");
+    println!("|---|---:|---:|---|---:|---|---:|---:|---:|");
+    let slower = Change::Slower {
+        pct: 10.0,
+        scenario: None,
+    };
+    for (nb, nc) in [
+        (1, 1),
+        (2, 1),
+        (3, 1),
+        (2, 2),
+        (3, 2),
+        (3, 3),
+        (4, 3),
+        (5, 3),
+        (5, 5),
+        (8, 8),
+    ] {
+        if nb + nc > a.len() {
+            continue;
+        }
+        let d = Design {
+            n_base: nb,
+            n_cur: nc,
+        };
+        let t = replay(a, d, &Change::None, cfg, max_splits, 1);
+        let h = replay_held_out(a, d, &Change::None, cfg, max_splits, 1, hold);
+        let p = replay(a, d, &slower, cfg, max_splits, 2);
+        let ph = replay_held_out(a, d, &slower, cfg, max_splits, 2, hold);
+        let (lo, hi) = wilson(t.failed, t.checks);
+        let (hlo, hhi) = wilson(h.failed, h.checks);
+        println!(
+            "| {nb} × {nc} | {} | {} | {} – {} | {} | {} – {} | {} | {} | {} |",
+            t.checks,
+            pct(t.fail_rate()),
+            pct(lo),
+            pct(hi),
+            pct(h.fail_rate()),
+            pct(hlo),
+            pct(hhi),
+            pct(h.pass_share()),
+            pct(p.fail_rate()),
+            pct(ph.fail_rate()),
+        );
+    }
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut dir = PathBuf::from(concat!(
@@ -308,6 +362,7 @@ fn main() {
     let mut alarms_only = false;
     let mut delta_only = false;
     let mut confirm = 0;
+    let mut held_out = None;
     let mut cfg = GateConfig::default();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -317,6 +372,7 @@ fn main() {
             "--alarms-only" => alarms_only = true,
             "--delta-only" => delta_only = true,
             "--confirm" => confirm = args.next().and_then(|v| v.parse().ok()).expect("N"),
+            "--offline" => held_out = args.next().and_then(|v| v.parse().ok()),
             "--gate" => {
                 let p = PathBuf::from(args.next().expect("--gate FILE"));
                 cfg = GateConfig::load(&p).unwrap_or_else(|e| panic!("{e}"));
@@ -343,6 +399,10 @@ fn main() {
     );
     if delta_only {
         worse_by_delta(&a, &scenarios, &cfg, max_splits);
+        return;
+    }
+    if let Some(hold) = held_out {
+        offline(&a, &cfg, max_splits, hold);
         return;
     }
     if alarms_only {

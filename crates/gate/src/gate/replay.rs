@@ -305,6 +305,40 @@ pub fn replay_confirmed(
     t
 }
 
+/// [`replay`] as `perfgate check --results --confirm N` decides records already measured: each
+/// check holds the candidate's last `hold` launches back as the confirmation of a FAIL
+/// ([`super::confirm_held_out`]). `hold` 0 is [`replay`].
+pub fn replay_held_out(
+    launches: &[Launch],
+    d: Design,
+    change: &Change,
+    cfg: &GateConfig,
+    max_splits: usize,
+    seed: u64,
+    hold: u32,
+) -> Tally {
+    let mut t = Tally::default();
+    if d.n_base + d.n_cur > launches.len() {
+        return t;
+    }
+    for (b, c) in splits(launches.len(), d, max_splits, seed) {
+        let base: Vec<ScenarioResult> = b
+            .iter()
+            .flat_map(|&i| launches[i].records.clone())
+            .collect();
+        let cur: Vec<ScenarioResult> = c
+            .iter()
+            .flat_map(|&i| launches[i].records.iter().map(|r| change.apply(r)))
+            .collect();
+        let input = Inputs {
+            kind: "replay",
+            ..Inputs::new(&base, &cur, cfg)
+        };
+        t.add(&super::confirm_held_out(input, hold));
+    }
+    t
+}
+
 /// How one sequential A/B comparison ended.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct AbEnd {
