@@ -308,8 +308,12 @@ fn cpu_ab(dir: &Path, extra: &[&str]) -> Ab {
     }
 }
 
+/// `perfgate ab` of the CPU llama.cpp against itself passes. (A slowed real engine failing is
+/// shown by the live bisection, whose steps are `ab`'s paired comparisons of this engine and its
+/// busy-loop slowed launcher, and by `tests/it/vllm.rs` on vLLM; measuring it here as well cost
+/// 2 more pairs, 154 s of the test command.)
 #[test]
-fn on_the_cpu_engine_ab_passes_against_itself_and_fails_the_slowed_engine() {
+fn on_the_cpu_engine_ab_passes_against_itself() {
     if !engine_available() {
         return;
     }
@@ -318,23 +322,11 @@ fn on_the_cpu_engine_ab_passes_against_itself_and_fails_the_slowed_engine() {
     let same = cpu_ab(&dir.path().join("same"), &[]);
     assert_eq!(same.code, 0, "{}\n{:#}", same.stderr, same.report);
     assert_eq!(same.report["verdict"], "pass", "{:#}", same.report);
-    let slowed = cpu_ab(&dir.path().join("slowed"), &["--engine-cmd", SLOW_CMD]);
-    assert_eq!(slowed.code, 1, "{}\n{:#}", slowed.stderr, slowed.report);
-    let regressed = gated(&slowed.report, "regressed");
-    assert!(
-        regressed
-            .iter()
-            .any(|r| r["metric"] == "median_ttft_ms" || r["metric"] == "output_throughput"),
-        "{:#}",
-        slowed.report
+    let m = &same.report["ab"]["models"][0];
+    eprintln!(
+        "cpu ab: verdict {} after {} pair(s), {:.2} GPU-min: {}",
+        same.report["verdict"], m["pairs"], m["gpu_minutes"], m["stopped"]
     );
-    for r in [&same, &slowed] {
-        let m = &r.report["ab"]["models"][0];
-        eprintln!(
-            "cpu ab: verdict {} after {} pair(s), {:.2} GPU-min: {}",
-            r.report["verdict"], m["pairs"], m["gpu_minutes"], m["stopped"]
-        );
-    }
 }
 
 fn ab_killed_by(sig: nix::sys::signal::Signal) {
