@@ -229,6 +229,20 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
     ((mid - half).max(0.0), (mid + half).min(1.0))
 }
 
+/// The designs (launches of baseline × candidate) of the `--alarms-only` and `--offline` tables.
+const DESIGNS: [(usize, usize); 10] = [
+    (1, 1),
+    (2, 1),
+    (3, 1),
+    (2, 2),
+    (3, 2),
+    (3, 3),
+    (4, 3),
+    (5, 3),
+    (5, 5),
+    (8, 8),
+];
+
 /// `--alarms-only`: false alarms of the stored design alone, over up to `max_splits` splits a
 /// design (every split when there are fewer), with Wilson's 95 % interval: the figure and its
 /// sampling error, without the `ab` tables. With `--confirm N`, the same checks decided as
@@ -246,17 +260,7 @@ fn false_alarms(a: &[Launch], cfg: &GateConfig, max_splits: usize, confirm: usiz
         pct: 10.0,
         scenario: None,
     };
-    for (nb, nc) in [
-        (1, 1),
-        (2, 1),
-        (3, 1),
-        (2, 2),
-        (3, 2),
-        (3, 3),
-        (4, 3),
-        (5, 3),
-        (5, 5),
-    ] {
+    for (nb, nc) in DESIGNS {
         if nb + nc + confirm > a.len() {
             continue;
         }
@@ -309,18 +313,7 @@ fn offline(a: &[Launch], cfg: &GateConfig, max_splits: usize, hold: u32) {
         pct: 10.0,
         scenario: None,
     };
-    for (nb, nc) in [
-        (1, 1),
-        (2, 1),
-        (3, 1),
-        (2, 2),
-        (3, 2),
-        (3, 3),
-        (4, 3),
-        (5, 3),
-        (5, 5),
-        (8, 8),
-    ] {
+    for (nb, nc) in DESIGNS {
         if nb + nc > a.len() {
             continue;
         }

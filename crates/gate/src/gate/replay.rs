@@ -270,16 +270,7 @@ pub fn replay_confirmed(
         return t;
     }
     let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed_c0f1);
-    let side = |idx: &[usize], changed: bool| -> Vec<ScenarioResult> {
-        idx.iter()
-            .flat_map(|&i| {
-                launches[i].records.iter().map(move |r| match changed {
-                    true => change.apply(r),
-                    false => r.clone(),
-                })
-            })
-            .collect()
-    };
+    let side = |idx: &[usize], changed: bool| side(launches, idx, changed.then_some(change));
     for (b, c) in splits(launches.len(), d, max_splits, seed) {
         let (base, cur) = (side(&b, false), side(&c, true));
         let rep = evaluate(Inputs {
@@ -322,14 +313,7 @@ pub fn replay_held_out(
         return t;
     }
     for (b, c) in splits(launches.len(), d, max_splits, seed) {
-        let base: Vec<ScenarioResult> = b
-            .iter()
-            .flat_map(|&i| launches[i].records.clone())
-            .collect();
-        let cur: Vec<ScenarioResult> = c
-            .iter()
-            .flat_map(|&i| launches[i].records.iter().map(|r| change.apply(r)))
-            .collect();
+        let (base, cur) = (side(launches, &b, None), side(launches, &c, Some(change)));
         let input = Inputs {
             kind: "replay",
             ..Inputs::new(&base, &cur, cfg)
@@ -337,6 +321,18 @@ pub fn replay_held_out(
         t.add(&super::confirm_held_out(input, hold));
     }
     t
+}
+
+/// The records of the launches `idx`, changed by `change` where given.
+fn side(launches: &[Launch], idx: &[usize], change: Option<&Change>) -> Vec<ScenarioResult> {
+    idx.iter()
+        .flat_map(|&i| {
+            launches[i].records.iter().map(move |r| match change {
+                Some(c) => c.apply(r),
+                None => r.clone(),
+            })
+        })
+        .collect()
 }
 
 /// How one sequential A/B comparison ended.

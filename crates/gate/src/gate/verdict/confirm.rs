@@ -21,7 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::summary::{count, top_verdict};
 use super::{evaluate, Inputs};
 use crate::gate::noise::launch_key;
-use crate::gate::{Report, TopVerdict, Verdict};
+use crate::gate::{Report, Row, TopVerdict, Verdict};
 use crate::record::ScenarioResult;
 
 /// Join a first report that FAILed with the report of the same check decided again with the
@@ -57,14 +57,9 @@ pub fn confirm(first: &Report, mut second: Report, launches: u32) -> Report {
                 )
             }
         };
-        row.note = Some(match row.note.take() {
-            Some(n) => format!("{n}; {said}"),
-            None => said,
-        });
+        add_note(row, said);
     }
-    second.counts = count(&second.rows);
-    second.verdict = top_verdict(&second.rows);
-    second
+    recounted(second)
 }
 
 /// Confirmation for records already measured (`perfgate check --results`): nothing can be
@@ -137,14 +132,24 @@ pub fn confirm_held_out(input: Inputs<'_>, hold: u32) -> Report {
         if !first_failed {
             row.verdict = Verdict::Inconclusive;
         }
-        row.note = Some(match row.note.take() {
-            Some(n) => format!("{n}; {why}"),
-            None => why,
-        });
+        add_note(row, why);
     }
-    out.counts = count(&out.rows);
-    out.verdict = top_verdict(&out.rows);
-    out
+    recounted(out)
+}
+
+/// Append `said` to the row's note.
+fn add_note(row: &mut Row, said: String) {
+    row.note = Some(match row.note.take() {
+        Some(n) => format!("{n}; {said}"),
+        None => said,
+    });
+}
+
+/// The report with its counts and top verdict recomputed from its rows.
+fn recounted(mut r: Report) -> Report {
+    r.counts = count(&r.rows);
+    r.verdict = top_verdict(&r.rows);
+    r
 }
 
 /// Each model's distinct launches, in first-seen order.
