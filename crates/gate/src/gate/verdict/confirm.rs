@@ -91,24 +91,24 @@ pub fn confirm_held_out(input: Inputs<'_>, hold: u32) -> Report {
                 .map(move |k| (m.as_str(), k.as_str()))
         })
         .collect();
-    let mut out = all;
-    let mut first_failed = true;
-    if !held.is_empty() {
+    // The decision on the first launches; none when no model has a launch to hold back.
+    let first = (!held.is_empty()).then(|| {
         let first_recs: Vec<ScenarioResult> = input
             .current
             .iter()
             .filter(|r| !held.contains(&(r.model.as_str(), launch_key(r).as_str())))
             .cloned()
             .collect();
-        let first = evaluate(Inputs {
+        evaluate(Inputs {
             current: &first_recs,
             ..input
-        });
-        first_failed = first.verdict == TopVerdict::Fail;
-        if first_failed {
-            out = confirm(&first, out, hold);
-        }
-    }
+        })
+    });
+    let first_failed = first.as_ref().is_none_or(|f| f.verdict == TopVerdict::Fail);
+    let mut out = match &first {
+        Some(f) if first_failed => confirm(f, all, hold),
+        _ => all,
+    };
     for row in out.rows.iter_mut().filter(|r| r.gated) {
         if row.verdict != Verdict::Regressed {
             continue;
