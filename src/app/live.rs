@@ -111,6 +111,7 @@ pub(crate) fn exec(args: &CheckArgs) -> anyhow::Result<Exit> {
         kind: &opts.kind,
         base_side,
         cur_side,
+        unconfirmable: &[],
     };
     let mut report = crate::gate::evaluate(input);
     if let Some(first) = &first {

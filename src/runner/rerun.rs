@@ -90,6 +90,7 @@ impl Runner {
             kind: g.kind,
             base_side: g.base_side.clone(),
             cur_side: Side::default(),
+            unconfirmable: &[],
         })
     }
 

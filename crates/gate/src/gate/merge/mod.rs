@@ -240,7 +240,7 @@ fn decide_as_one(inputs: &[(String, Report)], rows: &[Row]) -> Option<Report> {
         }
     }
     for (_, per_model) in &wide {
-        if let Some((row, test)) = all_models_row(per_model) {
+        if let Some((row, test)) = all_models_row(per_model, false) {
             let mut row = row;
             row.test = Some(test);
             rows.push(row);

@@ -158,6 +158,7 @@ fn test_of(d: &[f64], noise: &Noise, sign: f64) -> Test {
         paired: true,
         own: None,
         own_fixed_var: 0.0,
+        own_launches: None,
     }
 }
 
@@ -350,6 +351,7 @@ pub fn evaluate(input: AbInputs<'_>) -> Report {
         kind: input.kind,
         base_side: input.base_side,
         cur_side: input.cur_side,
+        unconfirmable: &[],
     };
     report(stored, out.rows, [&base, &cand], method)
 }

@@ -73,6 +73,17 @@ pub fn confirm(first: &Report, mut second: Report, launches: u32) -> Report {
 /// with `hold` launches or fewer has nothing to hold back: its rows are decided once, and a
 /// regressed one says it is unconfirmed (a live check would launch more). `hold` 0 decides once.
 pub fn confirm_held_out(input: Inputs<'_>, hold: u32) -> Report {
+    let launches = launches_of(input.current);
+    // Models with nothing to hold back: their regressions must stand on their own launches.
+    let unconfirmable: Vec<String> = launches
+        .iter()
+        .filter(|(_, keys)| hold > 0 && keys.len() <= hold as usize)
+        .map(|(m, _)| m.clone())
+        .collect();
+    let input = Inputs {
+        unconfirmable: &unconfirmable,
+        ..input
+    };
     let all = evaluate(Inputs {
         base_side: input.base_side.clone(),
         cur_side: input.cur_side.clone(),
@@ -81,7 +92,6 @@ pub fn confirm_held_out(input: Inputs<'_>, hold: u32) -> Report {
     if hold == 0 || all.verdict != TopVerdict::Fail {
         return all;
     }
-    let launches = launches_of(input.current);
     let held: BTreeSet<(&str, &str)> = launches
         .iter()
         .filter(|(_, keys)| keys.len() > hold as usize)

@@ -24,6 +24,8 @@ pub(crate) struct Tested {
     pub(crate) lim_worse: f64,
     pub(crate) lim_better: f64,
     pub(crate) test: Test,
+    /// Regress only when the row's own launches show it too ([`super::Inputs::unconfirmable`]).
+    pub(crate) regress_on_own: bool,
 }
 
 impl Tested {
@@ -39,6 +41,7 @@ impl Tested {
             lim_worse,
             lim_better,
             test,
+            regress_on_own: false,
         }
     }
 }
@@ -87,6 +90,11 @@ pub struct Test {
     /// The part of the own test's se² that more candidate launches cannot shrink.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub own_fixed_var: f64,
+    /// The row's own launch noise with its metric's session term, and that term's part of se²:
+    /// what a regression nothing can confirm must clear too ([`super::Inputs::unconfirmable`]).
+    /// Used by this decision only, not kept in the report.
+    #[serde(skip)]
+    pub own_launches: Option<(Shift, f64)>,
 }
 
 fn is_zero(x: &f64) -> bool {
@@ -132,11 +140,27 @@ pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, leve
             .iter()
             .map(|t| levels.look_df_factor(levels.alpha() * w_min, t.test.shift.df))
             .collect();
-        let worse: Vec<f64> = mine
+        let moderated: Vec<f64> = mine
             .iter()
             .zip(&factor)
             .map(|(t, f)| (t.test.shift.p_worse_than(t.lim_worse) / f).min(1.0))
             .collect();
+        // A regression nothing can confirm must stand on the row's own launches too: the
+        // larger of the two p-values (each a valid one for "worse by at most δ", so the larger
+        // is). A row with no own test (no replicated launches) cannot regress so.
+        let worse: Vec<f64> = mine
+            .iter()
+            .zip(&moderated)
+            .map(|(t, &p)| match (t.regress_on_own, t.test.own_launches) {
+                (false, _) => p,
+                (true, None) => 1.0,
+                (true, Some((o, _))) => {
+                    let f = levels.look_df_factor(levels.alpha() * w_min, o.df);
+                    p.max((o.p_worse_than(t.lim_worse) / f).min(1.0))
+                }
+            })
+            .collect();
+        let alone = stats::holm_weighted(&moderated, &weights);
         let better: Vec<f64> = mine
             .iter()
             .zip(&factor)
@@ -173,6 +197,12 @@ pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, leve
             };
             let noise = row.noise.expect("a tested row has its noise");
             let mut note = noise.describe();
+            if t.regress_on_own && alone[k] < alpha && row.verdict != Verdict::Regressed {
+                note.push_str(
+                    "; worse than δ on its metric's noise but not on its own launches' (a \
+                     regression that nothing can confirm must show on both)",
+                );
+            }
             if own_blocks && row.verdict == Verdict::Inconclusive {
                 note.push_str(
                     "; within δ on its metric's noise, not yet on its own launches' (noisier than \

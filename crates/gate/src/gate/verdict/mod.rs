@@ -122,6 +122,10 @@ pub struct Inputs<'a> {
     pub kind: &'a str,
     pub base_side: Side,
     pub cur_side: Side,
+    /// Models whose regressions nothing can confirm (records already measured, with no launch
+    /// to hold back: [`confirm_held_out`]). Their tests regress only when the row's own launch
+    /// noise shows it too, as a pass must ([`Test::own_launches`]); empty for every other check.
+    pub unconfirmable: &'a [String],
 }
 
 impl<'a> Inputs<'a> {
@@ -141,6 +145,7 @@ impl<'a> Inputs<'a> {
             kind: "check",
             base_side: Side::default(),
             cur_side: Side::default(),
+            unconfirmable: &[],
         }
     }
 }
@@ -168,10 +173,18 @@ pub fn evaluate(input: Inputs<'_>) -> Report {
             }
         }
     }
+    // The all-models test is guarded when any of its models is.
+    let guarded = !input.unconfirmable.is_empty();
     for (m, mine) in wide.iter().zip(&per_metric) {
-        if let Some((row, test)) = all_models_row(mine) {
+        if let Some((row, test)) = all_models_row(mine, guarded) {
             out.push(row, Some(test), Scope::AllModels, &m.rule);
         }
+    }
+    for t in &mut out.tested {
+        t.regress_on_own = match t.scope {
+            Scope::AllModels => guarded,
+            _ => input.unconfirmable.contains(&out.rows[t.row].model),
+        };
     }
     let levels = cfg.levels(input.look);
     decide(&mut out.rows, &out.tested, cfg, levels);

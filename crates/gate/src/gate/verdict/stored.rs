@@ -85,7 +85,16 @@ fn stored_test(
                 se: (launch_var + fixed_var).sqrt(),
                 df: satterthwaite(launch_var, o.df, fixed_var, session_df),
             };
-            (own, fixed_var)
+            // The guard of a regression nothing can confirm: the row's own launch noise with
+            // its metric's session term. (A session variance measured on one df would leave
+            // t on about one df, which no regression clears.)
+            let shared_var = shared.0 * term.factor;
+            let guard = Shift {
+                worse: shift.worse,
+                se: (launch_var + shared_var).sqrt(),
+                df: satterthwaite(launch_var, o.df, shared_var, term.df),
+            };
+            (own, fixed_var, (guard, shared_var))
         });
     let test = Test {
         shift,
@@ -95,6 +104,7 @@ fn stored_test(
         paired: false,
         own: own.map(|o| o.0),
         own_fixed_var: own.map_or(0.0, |o| o.1),
+        own_launches: own.map(|o| o.2),
     };
     (test, noise)
 }
@@ -197,52 +207,27 @@ pub(crate) fn engine_wide_row(
 /// so the se of the weighted mean came out too small. In `gate-sim --same-session 1` (300
 /// trials) the all-models tests made nearly every false alarm at 2 × 2, up to 2.0 % of one-process
 /// checks and 6.7 % of merged matrices (docs/gate.md, "Decision quality").
-pub(crate) fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
+///
+/// `guarded`: also combine the models' own-launch guards (when every model has one) into the
+/// row's [`Test::own_launches`], as a check whose regressions nothing can confirm needs
+/// ([`super::Inputs::unconfirmable`]); otherwise the row has none.
+pub(crate) fn all_models_row(per_model: &[(Row, Test)], guarded: bool) -> Option<(Row, Test)> {
     if per_model.len() < 2 || per_model.iter().any(|m| m.1.shift.se <= 0.0) {
         return None;
     }
-    let w = vec![1.0; per_model.len()];
-    let wsum: f64 = w.iter().sum();
-    let worse = per_model
+    let parts: Vec<(Shift, f64)> = per_model
         .iter()
-        .zip(&w)
-        .map(|(m, w)| w * m.1.shift.worse)
-        .sum::<f64>()
-        / wsum;
-    // The launch parts are independent between models: Σ wᵢ² (seᵢ² − fᵢ) / (Σw)², each term
-    // vᵢ with its model's df (Welch–Satterthwaite). The session parts fᵢ are one offset that
-    // every model of a session shares: (Σ wᵢ √fᵢ)² / (Σw)², added whole.
-    let v: Vec<f64> = per_model
-        .iter()
-        .zip(&w)
-        .map(|(m, w)| w * w * (m.1.shift.se.powi(2) - m.1.fixed_var) / (wsum * wsum))
+        .map(|m| (m.1.shift, m.1.fixed_var))
         .collect();
-    let shared = (per_model
-        .iter()
-        .zip(&w)
-        .map(|(m, w)| w * m.1.fixed_var.sqrt())
-        .sum::<f64>()
-        / wsum)
-        .powi(2);
-    let vsum: f64 = v.iter().sum();
-    let df = if vsum > 0.0 {
-        vsum.powi(2)
-            / v.iter()
-                .zip(per_model)
-                .map(|(v, m)| v * v / m.1.shift.df)
-                .sum::<f64>()
-    } else {
-        1e9 // no launch variance: the normal reference (finite, so the report's JSON keeps it)
-    };
-    let shift = Shift {
-        worse,
-        se: (vsum + shared).sqrt(),
-        df,
-    };
+    let (shift, shared) = mean_of_models(&parts);
+    // The same mean over the models' own-launch guards, when every model has one.
+    let guard: Option<Vec<(Shift, f64)>> = per_model.iter().map(|m| m.1.own_launches).collect();
+    let guard = guard.filter(|_| guarded).map(|g| mean_of_models(&g));
+    let df = shift.df;
     let first = &per_model[0].0;
     let mut row = first.clone();
     row.model = ALL_MODELS.into();
-    row.change_pct = Some(stats::pct(worse * orientation(first.direction)));
+    row.change_pct = Some(stats::pct(shift.worse * orientation(first.direction)));
     row.n_baseline = per_model.iter().map(|m| m.0.n_baseline).sum();
     row.n_current = per_model.iter().map(|m| m.0.n_current).sum();
     let launches = |i: usize| {
@@ -273,8 +258,39 @@ pub(crate) fn all_models_row(per_model: &[(Row, Test)]) -> Option<(Row, Test)> {
         paired: false,
         own: None,
         own_fixed_var: 0.0,
+        own_launches: guard,
     };
     Some((row, test))
+}
+
+/// The plain mean of independent models' tests, each a shift and the part of its se² shared by
+/// every model of a session (`fixed`): the launch parts add as Σ (seᵢ² − fᵢ) / M², each on its
+/// model's df (Welch–Satterthwaite); the session parts are one offset every model of a session
+/// shares, (Σ √fᵢ)² / M², added whole. Returns the mean's shift and its shared part.
+fn mean_of_models(parts: &[(Shift, f64)]) -> (Shift, f64) {
+    let m = parts.len() as f64;
+    let worse = parts.iter().map(|p| p.0.worse).sum::<f64>() / m;
+    let v: Vec<f64> = parts
+        .iter()
+        .map(|(s, f)| (s.se.powi(2) - f) / (m * m))
+        .collect();
+    let shared = (parts.iter().map(|p| p.1.sqrt()).sum::<f64>() / m).powi(2);
+    let vsum: f64 = v.iter().sum();
+    let df = if vsum > 0.0 {
+        vsum.powi(2)
+            / v.iter()
+                .zip(parts)
+                .map(|(v, p)| v * v / p.0.df)
+                .sum::<f64>()
+    } else {
+        1e9 // no launch variance: the normal reference (finite, so the report's JSON keeps it)
+    };
+    let shift = Shift {
+        worse,
+        se: (vsum + shared).sqrt(),
+        df,
+    };
+    (shift, shared)
 }
 
 /// The noise priors of a stored check, learnt from every row that both sides measured: per
