@@ -230,10 +230,14 @@ fn wilson(k: usize, n: usize) -> (f64, f64) {
 }
 
 /// The designs (launches of baseline × candidate) of the `--alarms-only` and `--offline` tables.
-const DESIGNS: [(usize, usize); 10] = [
+/// One candidate launch also at 5 and 8 baseline launches: a single launch is what neither
+/// held-out nor live confirmation can replicate before the first decision.
+const DESIGNS: [(usize, usize); 12] = [
     (1, 1),
     (2, 1),
     (3, 1),
+    (5, 1),
+    (8, 1),
     (2, 2),
     (3, 2),
     (3, 3),
