@@ -1,6 +1,6 @@
 //! Decision quality of the gate on recorded real launches (replay).
 //!
-//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only]`
+//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only | --effect METRIC:PCT:SCENARIO]`
 //!
 //! DIR holds one JSON Lines file of records per engine launch (default: the GPU corpus in
 //! `tests/data/gpu-llamacpp-h100/`, llama.cpp with CUDA on one H100; its README says which file
@@ -15,7 +15,9 @@
 //! (`--alarms-only`: the false alarms alone, with their 95 % interval, as decided once and, with
 //! `--confirm N`, as `check --confirm N` decides; `--offline N`: the same as `check --results
 //! --confirm N` decides records already measured, each check's last N candidate launches held
-//! back as the confirmation; `--delta-only`: the worse-by-δ table alone)
+//! back as the confirmation; `--delta-only`: the worse-by-δ table alone; `--effect`: a known
+//! change of one latency family in one scenario, applied to the candidate's launches, caught
+//! or not per design up to all launches)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -27,7 +29,7 @@ use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{
     replay, replay_ab, replay_confirmed, replay_held_out, AbTally, Change, Design, Launch, Tally,
 };
-use perfgate::gate::{evaluate, GateConfig, Inputs, Verdict};
+use perfgate::gate::{confirm_held_out, evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
 
 fn load(dir: &Path, names: &[String]) -> Vec<Launch> {
@@ -145,6 +147,119 @@ fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_spli
             let l = share(replay(a, d, &ttft, cfg, max_splits, 6), "median_ttft_ms");
             println!("| {s} | {nb} × {nc} | {t} | {l} |");
         }
+    }
+}
+
+/// `--effect METRIC:PCT:SCENARIO`: a known change the corpus does not hold (the median and every
+/// other statistic of one latency family, e.g. `tpot`, × (1 + PCT/100) in one scenario, or in
+/// every scenario with `*`, judged then on the engine-wide row), applied
+/// to the candidate's unchanged launches: per design up to all launches, the share of checks
+/// that FAIL decided once and as `check --results` decides (the last launch held back, a single
+/// launch guarded by its own noise), the share in which the row `median_METRIC_ms` of that
+/// scenario regressed or passed, and the candidate launches the row says would likely decide it
+/// (median over the checks that left it open).
+fn effect(a: &[Launch], cfg: &GateConfig, spec: &str, max_splits: usize) {
+    let parts: Vec<&str> = spec.split(':').collect();
+    let [metric, p, scenario] = parts[..] else {
+        panic!("--effect METRIC:PCT:SCENARIO, e.g. tpot:16:random-in128-out128-n64-c32")
+    };
+    // `*`: every scenario, judged on the engine-wide row.
+    let all_scenarios = scenario == "*";
+    let change = Change::Latency {
+        metric: metric.into(),
+        pct: p.parse().expect("PCT"),
+        scenario: (!all_scenarios).then(|| scenario.to_string()),
+    };
+    let scenario = if all_scenarios {
+        perfgate::gate::ENGINE_WIDE
+    } else {
+        scenario
+    };
+    let row = format!("median_{metric}_ms");
+    println!("{row} × (1 + {p} %) in {scenario}, on the candidate's launches:");
+    println!();
+    println!("| launches (base × cand) | checks | FAIL once | FAIL as `check --results` | row regressed | row PASS | launches the open row asks for (median) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    let n = a.len();
+    let mut designs: Vec<(usize, usize)> = Vec::new();
+    for d in [
+        (2, 1),
+        (3, 1),
+        (5, 1),
+        (n - 1, 1),
+        (2, 2),
+        (3, 2),
+        (n - 2, 2),
+        (3, 3),
+    ]
+    .into_iter()
+    .chain([(n - 3, 3), (n / 2, n / 2)])
+    {
+        if d.0 + d.1 <= n && !designs.contains(&d) {
+            designs.push(d);
+        }
+    }
+    for (nb, nc) in designs {
+        {
+            let d = Design {
+                n_base: nb,
+                n_cur: nc,
+            };
+            let (mut fail, mut fail_held, mut reg, mut pass) = (0, 0, 0, 0);
+            let mut asks: Vec<u32> = Vec::new();
+            let all = perfgate::gate::replay::splits(n, d, max_splits, 7);
+            for (b, c) in &all {
+                let side = |idx: &[usize], ch: bool| -> Vec<ScenarioResult> {
+                    idx.iter()
+                        .flat_map(|&i| a[i].records.iter())
+                        .map(|r| if ch { change.apply(r) } else { r.clone() })
+                        .collect()
+                };
+                let (base, cur) = (side(b, false), side(c, true));
+                let once = evaluate(Inputs::new(&base, &cur, cfg));
+                let held = confirm_held_out(Inputs::new(&base, &cur, cfg), 1);
+                fail += usize::from(once.verdict == TopVerdict::Fail);
+                fail_held += usize::from(held.verdict == TopVerdict::Fail);
+                if let Some(r) = once
+                    .rows
+                    .iter()
+                    .find(|r| r.scenario == scenario && r.metric == row)
+                {
+                    reg += usize::from(r.verdict == Verdict::Regressed);
+                    pass += usize::from(r.verdict == Verdict::Pass);
+                    if r.verdict == Verdict::Inconclusive {
+                        asks.push(r.launches_needed.unwrap_or(u32::MAX));
+                    }
+                }
+            }
+            asks.sort_unstable();
+            let ask = match asks.get(asks.len() / 2) {
+                None => "–".to_string(),
+                Some(&u32::MAX) => "none: bounded by the session offset, or over 50".to_string(),
+                Some(k) => k.to_string(),
+            };
+            let k = all.len();
+            println!(
+                "| {nb} × {nc} | {k} | {} | {} | {} | {} | {ask} |",
+                pct(ratio(fail, k)),
+                pct(ratio(fail_held, k)),
+                pct(ratio(reg, k)),
+                pct(ratio(pass, k)),
+            );
+        }
+    }
+    println!();
+    println!("`perfgate ab` (pairs share their session), sequential, up to K pairs:");
+    println!();
+    println!("| most pairs | FAIL | mean pairs to FAIL |");
+    println!("|---|---:|---:|");
+    for max_pairs in 2..=(n as u32 / 2) {
+        let t = replay_ab(a, max_pairs, &change, cfg, max_splits, 17);
+        println!(
+            "| {max_pairs} | {} | {:.2} |",
+            pct(t.fail_rate()),
+            t.mean_pairs_to_fail()
+        );
     }
 }
 
@@ -352,6 +467,7 @@ fn main() {
     let mut delta_only = false;
     let mut confirm = 0;
     let mut held_out = None;
+    let mut effect_spec = None;
     let mut cfg = GateConfig::default();
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -362,6 +478,7 @@ fn main() {
             "--delta-only" => delta_only = true,
             "--confirm" => confirm = args.next().and_then(|v| v.parse().ok()).expect("N"),
             "--offline" => held_out = args.next().and_then(|v| v.parse().ok()),
+            "--effect" => effect_spec = Some(args.next().expect("--effect METRIC:PCT:SCENARIO")),
             "--gate" => {
                 let p = PathBuf::from(args.next().expect("--gate FILE"));
                 cfg = GateConfig::load(&p).unwrap_or_else(|e| panic!("{e}"));
@@ -388,6 +505,10 @@ fn main() {
     );
     if delta_only {
         worse_by_delta(&a, &scenarios, &cfg, max_splits);
+        return;
+    }
+    if let Some(spec) = &effect_spec {
+        effect(&a, &cfg, spec, max_splits);
         return;
     }
     if let Some(hold) = held_out {
