@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 
 use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{
-    replay, replay_ab, replay_confirmed, replay_held_out, AbTally, Change, Design, Launch, Tally,
+    replay, replay_ab, replay_confirmed, replay_held_out, side, splits, AbTally, Change, Design,
+    Launch, Tally,
 };
 use perfgate::gate::{confirm_held_out, evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
@@ -182,71 +183,63 @@ fn effect(a: &[Launch], cfg: &GateConfig, spec: &str, max_splits: usize) {
     println!("|---|---:|---:|---:|---:|---:|---:|");
     let n = a.len();
     let mut designs: Vec<(usize, usize)> = Vec::new();
+    let last = |k: usize| n.saturating_sub(k);
     for d in [
         (2, 1),
         (3, 1),
         (5, 1),
-        (n - 1, 1),
+        (last(1), 1),
         (2, 2),
         (3, 2),
-        (n - 2, 2),
+        (last(2), 2),
         (3, 3),
-    ]
-    .into_iter()
-    .chain([(n - 3, 3), (n / 2, n / 2)])
-    {
-        if d.0 + d.1 <= n && !designs.contains(&d) {
+        (last(3), 3),
+        (n / 2, n / 2),
+    ] {
+        if d.0 > 0 && d.0 + d.1 <= n && !designs.contains(&d) {
             designs.push(d);
         }
     }
     for (nb, nc) in designs {
-        {
-            let d = Design {
-                n_base: nb,
-                n_cur: nc,
-            };
-            let (mut fail, mut fail_held, mut reg, mut pass) = (0, 0, 0, 0);
-            let mut asks: Vec<u32> = Vec::new();
-            let all = perfgate::gate::replay::splits(n, d, max_splits, 7);
-            for (b, c) in &all {
-                let side = |idx: &[usize], ch: bool| -> Vec<ScenarioResult> {
-                    idx.iter()
-                        .flat_map(|&i| a[i].records.iter())
-                        .map(|r| if ch { change.apply(r) } else { r.clone() })
-                        .collect()
-                };
-                let (base, cur) = (side(b, false), side(c, true));
-                let once = evaluate(Inputs::new(&base, &cur, cfg));
-                let held = confirm_held_out(Inputs::new(&base, &cur, cfg), 1);
-                fail += usize::from(once.verdict == TopVerdict::Fail);
-                fail_held += usize::from(held.verdict == TopVerdict::Fail);
-                if let Some(r) = once
-                    .rows
-                    .iter()
-                    .find(|r| r.scenario == scenario && r.metric == row)
-                {
-                    reg += usize::from(r.verdict == Verdict::Regressed);
-                    pass += usize::from(r.verdict == Verdict::Pass);
-                    if r.verdict == Verdict::Inconclusive {
-                        asks.push(r.launches_needed.unwrap_or(u32::MAX));
-                    }
+        let d = Design {
+            n_base: nb,
+            n_cur: nc,
+        };
+        let (mut fail, mut fail_held, mut reg, mut pass) = (0, 0, 0, 0);
+        let mut asks: Vec<u32> = Vec::new();
+        let all = splits(n, d, max_splits, 7);
+        for (b, c) in &all {
+            let (base, cur) = (side(a, b, None), side(a, c, Some(&change)));
+            let once = evaluate(Inputs::new(&base, &cur, cfg));
+            let held = confirm_held_out(Inputs::new(&base, &cur, cfg), 1);
+            fail += usize::from(once.verdict == TopVerdict::Fail);
+            fail_held += usize::from(held.verdict == TopVerdict::Fail);
+            if let Some(r) = once
+                .rows
+                .iter()
+                .find(|r| r.scenario == scenario && r.metric == row)
+            {
+                reg += usize::from(r.verdict == Verdict::Regressed);
+                pass += usize::from(r.verdict == Verdict::Pass);
+                if r.verdict == Verdict::Inconclusive {
+                    asks.push(r.launches_needed.unwrap_or(u32::MAX));
                 }
             }
-            asks.sort_unstable();
-            let ask = match asks.get(asks.len() / 2) {
-                None => "–".to_string(),
-                Some(&u32::MAX) => "none: bounded by the session offset, or over 50".to_string(),
-                Some(k) => k.to_string(),
-            };
-            let k = all.len();
-            println!(
-                "| {nb} × {nc} | {k} | {} | {} | {} | {} | {ask} |",
-                pct(ratio(fail, k)),
-                pct(ratio(fail_held, k)),
-                pct(ratio(reg, k)),
-                pct(ratio(pass, k)),
-            );
         }
+        asks.sort_unstable();
+        let ask = match asks.get(asks.len() / 2) {
+            None => "–".to_string(),
+            Some(&u32::MAX) => "none: bounded by the session offset, or over 50".to_string(),
+            Some(k) => k.to_string(),
+        };
+        let k = all.len();
+        println!(
+            "| {nb} × {nc} | {k} | {} | {} | {} | {} | {ask} |",
+            pct(ratio(fail, k)),
+            pct(ratio(fail_held, k)),
+            pct(ratio(reg, k)),
+            pct(ratio(pass, k)),
+        );
     }
     println!();
     println!("`perfgate ab` (pairs share their session), sequential, up to K pairs:");

@@ -348,7 +348,7 @@ pub fn replay_held_out(
 }
 
 /// The records of the launches `idx`, changed by `change` where given.
-fn side(launches: &[Launch], idx: &[usize], change: Option<&Change>) -> Vec<ScenarioResult> {
+pub fn side(launches: &[Launch], idx: &[usize], change: Option<&Change>) -> Vec<ScenarioResult> {
     idx.iter()
         .flat_map(|&i| {
             launches[i].records.iter().map(move |r| match change {

@@ -160,7 +160,11 @@ pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, leve
                 }
             })
             .collect();
-        let alone = stats::holm_weighted(&moderated, &weights);
+        // What the moderated test alone decides, for the note of a row the guard held back.
+        let alone = mine
+            .iter()
+            .any(|t| t.regress_on_own)
+            .then(|| stats::holm_weighted(&moderated, &weights));
         let better: Vec<f64> = mine
             .iter()
             .zip(&factor)
@@ -197,7 +201,10 @@ pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, leve
             };
             let noise = row.noise.expect("a tested row has its noise");
             let mut note = noise.describe();
-            if t.regress_on_own && alone[k] < alpha && row.verdict != Verdict::Regressed {
+            let held_back = alone
+                .as_ref()
+                .is_some_and(|a| t.regress_on_own && a[k] < alpha);
+            if held_back && row.verdict != Verdict::Regressed {
                 note.push_str(
                     "; worse than δ on its metric's noise but not on its own launches' (a \
                      regression that nothing can confirm must show on both)",

@@ -223,7 +223,6 @@ pub(crate) fn all_models_row(per_model: &[(Row, Test)], guarded: bool) -> Option
     // The same mean over the models' own-launch guards, when every model has one.
     let guard: Option<Vec<(Shift, f64)>> = per_model.iter().map(|m| m.1.own_launches).collect();
     let guard = guard.filter(|_| guarded).map(|g| mean_of_models(&g));
-    let df = shift.df;
     let first = &per_model[0].0;
     let mut row = first.clone();
     row.model = ALL_MODELS.into();
@@ -243,7 +242,7 @@ pub(crate) fn all_models_row(per_model: &[(Row, Test)], guarded: bool) -> Option
         // The sd of one launch's value is not defined across models: show the combined
         // standard error's equivalent for one launch a side.
         n.sd_pct = shift.se / (2.0f64).sqrt() * 100.0;
-        n.df = df;
+        n.df = shift.df;
         n.own_df = per_model
             .iter()
             .map(|m| m.0.noise.map_or(0.0, |n| n.own_df))
