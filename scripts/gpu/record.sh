@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# perfgate on a real GPU engine, one file per launch: the unchanged engine and the same engine with
-# CUDA graphs off (b1), interleaved launch by launch so that drifts hit both alike; session g1, then g2.
-# Usage: record.sh WORKDIR. Each launch lands in WORKDIR/res/SESSION-VARIANT-lN.jsonl as it ends.
+# perfgate on a real GPU engine, one file per launch: the unchanged engine (same) and the same engine
+# with CUDA graphs off (b1), interleaved launch by launch so that drifts hit both alike, in each of the
+# sessions in turn. Each launch lands in WORKDIR/res/SESSION-VARIANT-lN.jsonl as it ends, so a lease
+# that ends early keeps every finished launch.
+#   record.sh WORKDIR
+# Environment: FA (on), SESSIONS ("g1 g2"), LAUNCHES (per variant and session, 5), VARIANTS ("same b1").
 set -u
 W=$1; cd $W; PG=$W/perfgate
+FA=${FA:-on}; SESSIONS=${SESSIONS:-g1 g2}; LAUNCHES=${LAUNCHES:-5}; VARIANTS=${VARIANTS:-same b1}
 log() { echo "$(date +%T) $*"; }
-SRV="$W/build/bin/llama-server -m $W/model.gguf --alias {served_model_name} -ngl 99 -c 131072 -np 32 -fa off -t 8 --host 127.0.0.1 --port {port} --metrics --no-webui"
+SRV="$W/build/bin/llama-server -m $W/model.gguf --alias {served_model_name} -ngl 99 -c 131072 -np 32 -fa $FA -t 8 --host 127.0.0.1 --port {port} --metrics --no-webui"
 cat > suite.toml <<TOML
 schema_version = 1
 [engine]
 name = "llama.cpp"
-version = "b11434-cuda-nofa"
+version = "b11434-cuda-fa-$FA"
 [engine.launch]
 preset = "custom"
 command = "$SRV"
@@ -57,10 +61,15 @@ cp suite.toml res/suite.toml
 printf 'file\tvariant\tsession\tstarted\tseconds\texit\n' > res/launches.tsv
 launch() { # SESSION VARIANT N
   local name="$1-$2-l$3" args=() rc=0 t0
-  [ "$2" = b1 ] && args=(--engine-cmd "env GGML_CUDA_DISABLE_GRAPHS=1 $SRV")
+  case "$2" in
+    same) ;;
+    b1) args=(--engine-cmd "env GGML_CUDA_DISABLE_GRAPHS=1 $SRV") ;;
+    *) log "unknown variant $2 (same, b1)"; return 1 ;;
+  esac
   t0=$(date +%s); log "$name"
   NO_COLOR=1 PERFGATE_SESSION=$1 $PG check --baseline suite.toml --runs 1 --output-dir out/$name "${args[@]}" > res/$name.txt 2>&1 || rc=$?
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$2" "$1" "$(date -u -d @$t0 +%FT%TZ)" $(( $(date +%s) - t0 )) $rc >> res/launches.tsv
+  [ -s out/$name/results.jsonl ] || { log "$name: no results"; return 0; }
   python3 - out/$name/results.jsonl res/$name.jsonl $name <<'PY'
 import json, sys
 src, dst, launch = sys.argv[1:4]
@@ -71,6 +80,9 @@ with open(src) as f, open(dst, "w") as out:
 PY
   log "$name exit $rc"
 }
-for i in 1 2 3 4 5; do launch g1 same $i; launch g1 b1 $i; done
-for i in 1 2 3 4 5; do launch g2 same $i; launch g2 b1 $i; done
+for s in $SESSIONS; do
+  for ((i = 1; i <= LAUNCHES; i++)); do
+    for v in $VARIANTS; do launch "$s" "$v" "$i"; done
+  done
+done
 log "experiments done"
