@@ -1,7 +1,7 @@
 //! Decision quality on real GPU launches (tests/data/gpu-llamacpp-h100: llama.cpp with CUDA on
 //! one H100, 8 launches of an unchanged engine and one of an engine with 24 slots instead of 32).
 //! The figures docs/gate.md reports come from `cargo run --example replay`; these tests pin the
-//! verdicts that must hold.
+//! verdicts that must hold. The last test reads the H200 pair (tests/data/gpu-llamacpp-h200).
 
 use std::path::{Path, PathBuf};
 
@@ -295,4 +295,42 @@ fn a_sixteen_percent_decode_tpot_change_is_bounded_by_the_sessions() {
     let rep = evaluate(Inputs::new(&base, &decode_tpot(100.0), &cfg));
     assert_eq!(row(&rep).verdict, Verdict::Regressed, "{:?}", row(&rep));
     assert_eq!(rep.verdict, TopVerdict::Fail);
+}
+
+/// The H200 pair (tests/data/gpu-llamacpp-h200: one launch of the unchanged engine, one with CUDA
+/// graphs off): nothing is replicated, so however large a change (decode median TPOT +27.5 %),
+/// no latency or throughput row is decided, and each says why and what would decide it.
+#[test]
+fn one_launch_a_side_of_a_real_gpu_engine_decides_nothing_and_says_why() {
+    let h200 = |name: &str| {
+        read_jsonl(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/gpu-llamacpp-h200")
+                .join(format!("{name}.jsonl")),
+        )
+        .unwrap()
+    };
+    let (base, cur) = (h200("g1-same-l1"), h200("g1-b1-l1"));
+    let cfg = GateConfig::default();
+    let rep = evaluate(Inputs::new(&base, &cur, &cfg));
+    assert_eq!(rep.verdict, TopVerdict::Inconclusive);
+    let tested: Vec<_> = rep
+        .rows
+        .iter()
+        .filter(|r| r.gated && r.metric != "success_rate")
+        .collect();
+    assert_eq!(tested.len(), 9, "{:?}", rep.rows);
+    for r in tested {
+        assert_eq!(r.verdict, Verdict::Inconclusive, "{r:?}");
+        assert_eq!(r.interval, None, "{r:?}");
+        assert_eq!(r.launches_needed, Some(2), "{r:?}");
+        let note = r.note.as_deref().unwrap();
+        assert!(note.contains("its noise cannot be learnt"), "{r:?}");
+    }
+    let tpot = rep
+        .rows
+        .iter()
+        .find(|r| r.scenario == "random-in128-out128-n64-c32" && r.metric == "median_tpot_ms")
+        .unwrap();
+    assert!((tpot.change_pct.unwrap() - 27.5).abs() < 0.1, "{tpot:?}");
 }
