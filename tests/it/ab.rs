@@ -74,6 +74,59 @@ fn gated<'a>(report: &'a Value, verdict: &str) -> Vec<&'a Value> {
         .unwrap_or_default()
 }
 
+/// `ab` A/A results calibrate a baseline: two runs, each its own recording session, give the
+/// engine's launches (both arms) and a between-session offset with its df.
+#[test]
+fn two_aa_runs_of_ab_calibrate_a_baseline() {
+    let _serial = crate::support::serial();
+    let dir = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for s in ["s1", "s2"] {
+        let d = dir.path().join(s);
+        std::fs::create_dir_all(&d).unwrap();
+        let r = ab(
+            &d,
+            &fake_suite(20),
+            &["--max-launches", "4", "--session", s],
+            Duration::from_secs(120),
+        );
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let recs = perfgate::record::read_jsonl(&r.out.join("results.jsonl")).unwrap();
+        assert!(recs.iter().all(|x| x.session_id.as_deref() == Some(s)));
+        files.push(r.out.join("results.jsonl"));
+    }
+    let cal = dir.path().join("cal.toml");
+    let out = std::process::Command::new(BIN)
+        .args(["baseline", "calibrate", "-o"])
+        .arg(&cal)
+        .args(&files)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The row: 2 sessions, and every launch of both runs (both arms, ≥ 2 pairs a run) counts;
+    // the sessions' offset has 1 df.
+    let row = table
+        .lines()
+        .find(|l| l.contains("median_ttft_ms"))
+        .unwrap_or_else(|| panic!("{table}"));
+    let design: Vec<usize> = row
+        .split_whitespace()
+        .find(|w| w.matches('/').count() == 2)
+        .unwrap_or_else(|| panic!("{table}"))
+        .split('/')
+        .map(|n| n.parse().unwrap())
+        .collect();
+    assert_eq!(design[0], 2, "{table}");
+    assert!(design[1] >= 8, "{table}");
+    assert!(row.contains("(1)"), "{table}");
+    assert!(perfgate::baseline::Baseline::load(&cal).is_ok());
+}
+
 #[test]
 fn identical_arms_pass_and_say_what_they_cost() {
     let _serial = crate::support::serial();
