@@ -16,8 +16,14 @@ const UNCHANGED: [&str; 8] = ["rec", "aa", "aa1", "l1", "l2", "l3", "l4", "l5"];
 const PREFILL: &str = "random-in1024-out32-n128-c32";
 
 fn corpus(name: &str) -> PathBuf {
+    data("gpu-llamacpp-h100", name)
+}
+
+/// A launch's file in one of tests/data's folders.
+fn data(folder: &str, name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/gpu-llamacpp-h100")
+        .join("tests/data")
+        .join(folder)
         .join(format!("{name}.jsonl"))
 }
 
@@ -302,14 +308,7 @@ fn a_sixteen_percent_decode_tpot_change_is_bounded_by_the_sessions() {
 /// no latency or throughput row is decided, and each says why and what would decide it.
 #[test]
 fn one_launch_a_side_of_a_real_gpu_engine_decides_nothing_and_says_why() {
-    let h200 = |name: &str| {
-        read_jsonl(
-            &Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/data/gpu-llamacpp-h200")
-                .join(format!("{name}.jsonl")),
-        )
-        .unwrap()
-    };
+    let h200 = |name: &str| read_jsonl(&data("gpu-llamacpp-h200", name)).unwrap();
     let (base, cur) = (h200("g1-same-l1"), h200("g1-b1-l1"));
     let cfg = GateConfig::default();
     let rep = evaluate(Inputs::new(&base, &cur, &cfg));
