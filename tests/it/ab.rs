@@ -216,6 +216,22 @@ fn a_slower_candidate_fails_on_its_ttft_rows() {
         "{m:#}"
     );
     assert!(m["pairs"].as_u64().unwrap() < 6, "{m:#}");
+    // Its records cannot calibrate a baseline: the arms differ, and calibration would count
+    // the slowdown as launch noise.
+    let out = std::process::Command::new(BIN)
+        .args(["baseline", "calibrate", "-o"])
+        .arg(dir.path().join("cal.toml"))
+        .arg(r.out.join("results.jsonl"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("the two arms of these `ab` records differ"),
+        "{err}"
+    );
+    assert!(err.contains("median_ttft_ms +"), "{err}");
+    assert!(!dir.path().join("cal.toml").exists());
 }
 
 #[test]

@@ -4,6 +4,7 @@
 //! gate only ever sees records.
 
 mod assemble;
+mod calibrate;
 pub mod promote;
 
 use std::collections::{BTreeMap, HashSet};
@@ -15,6 +16,7 @@ use crate::gate::GateConfig;
 use crate::record::{Direction, ScenarioParams, ScenarioResult};
 use crate::text::line_col;
 use assemble::Assembler;
+pub use calibrate::{arms_agree, calibration_sessions};
 
 /// The JSON Schema of a baseline or suite file (the parsed TOML document), generated from the
 /// serde types so that it cannot drift from what [`Baseline::parse`] accepts. The committed
@@ -226,31 +228,6 @@ pub enum BaselineError {
     /// Records that cannot calibrate a baseline (see [`calibration_sessions`]).
     #[error("{0}")]
     Calibration(String),
-}
-
-/// The recording sessions of records meant to calibrate a baseline (`perfgate baseline
-/// calibrate`): every record must name its session, and there must be at least two, else the
-/// between-session variance cannot be measured.
-pub fn calibration_sessions(records: &[ScenarioResult]) -> Result<usize, BaselineError> {
-    if let Some(r) = records.iter().find(|r| r.session_id.is_none()) {
-        return Err(BaselineError::Calibration(format!(
-            "model `{}`, scenario `{}`: a record without `session_id`; calibration needs launches \
-             from ≥ 2 recording sessions (live mode writes the session of each record)",
-            r.model,
-            r.scenario_id()
-        )));
-    }
-    let sessions: std::collections::BTreeSet<&str> = records
-        .iter()
-        .filter_map(|r| r.session_id.as_deref())
-        .collect();
-    if sessions.len() < 2 {
-        return Err(BaselineError::Calibration(format!(
-            "calibration needs launches from ≥ 2 recording sessions; the records hold {}",
-            sessions.len()
-        )));
-    }
-    Ok(sessions.len())
 }
 
 impl Provenance {

@@ -201,3 +201,59 @@ fn wrong_id_is_an_error() {
         "{err}"
     );
 }
+
+/// An `ab` run of session `s`: `pairs` pairs of two scenarios, the candidate's latencies ×
+/// `change` (throughputs ÷), both arms wiggling by a few tenths of a percent.
+fn ab_session(s: &str, pairs: u32, change: f64) -> Vec<ScenarioResult> {
+    let wiggle = [0.004, -0.006, 0.002, 0.005, -0.003, -0.002, 0.006, -0.004];
+    let mut out = Vec::new();
+    for p in 0..pairs {
+        for (arm, f) in [
+            (crate::record::Arm::Base, 1.0),
+            (
+                crate::record::Arm::Candidate,
+                change * (1.0 + wiggle[p as usize % 8]),
+            ),
+        ] {
+            for n in [100, 200] {
+                let mut r = crate::sample::record("m", n, 1.0 / f, f);
+                r.arm = Some(arm);
+                r.pair = Some(p);
+                r.launch_id = Some(format!("L{p}{}", arm.as_str()));
+                r.session_id = Some(s.into());
+                out.push(r);
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn calibration_takes_ab_runs_whose_arms_agree() {
+    let recs = [ab_session("s1", 6, 1.0), ab_session("s2", 6, 1.0)].concat();
+    assert_eq!(calibration_sessions(&recs).unwrap(), 2);
+    // One session is not enough, whatever the arms.
+    let e = calibration_sessions(&ab_session("s1", 6, 1.0)).unwrap_err();
+    assert!(e.to_string().contains("≥ 2 recording sessions"), "{e}");
+}
+
+#[test]
+fn calibration_refuses_ab_runs_whose_arms_differ_and_names_the_rows() {
+    // The candidate 30 % slower in session s2: its rows, not s1's, are named.
+    let recs = [ab_session("s1", 6, 1.0), ab_session("s2", 6, 1.3)].concat();
+    let e = calibration_sessions(&recs).unwrap_err().to_string();
+    assert!(e.starts_with("session `s2`: the two arms"), "{e}");
+    assert!(e.contains("median_ttft_ms +30.0 %"), "{e}");
+    assert!(e.contains("(regressed)"), "{e}");
+    assert!(e.contains("more;"), "more than three rows differ: {e}");
+    // 30 % faster: named as improved; differing arms are refused before the session count.
+    let e = calibration_sessions(&ab_session("s1", 6, 1.0 / 1.3))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("(improved)"), "{e}");
+    // Records without an arm (a live check's) are not judged as pairs.
+    let mut plain = ab_session("s1", 6, 1.3);
+    plain.iter_mut().for_each(|r| r.arm = None);
+    plain.extend(ab_session("s2", 6, 1.0));
+    assert_eq!(calibration_sessions(&plain).unwrap(), 2);
+}
