@@ -761,6 +761,8 @@ fn offline_a_fail_stands_only_if_it_holds_without_the_last_launches() {
             .contains("not on its own launches' (a regression that nothing can confirm"),
         "{row:?}"
     );
+    // Its one launch did not decide it, so what would is more than one.
+    assert!(row.launches_needed.is_some_and(|n| n >= 2), "{row:?}");
     // Against 8 baseline launches (7 df) a doubled latency stands on them alone, and each
     // regressed row says it is unconfirmed.
     let base8 = quiet_suite(8, 0.01);
