@@ -280,6 +280,9 @@ fn render(report: &Report, full_limit: usize, attention_limit: usize) -> String 
         "**{}** of {gated} gated rows.\n\n",
         fmt_counts(&report.counts, " · ")
     ));
+    if let Some(line) = super::fmt_unconfirmed(report) {
+        out.push_str(&format!("_{}._\n\n", esc(&line)));
+    }
     match &report.ab {
         Some(ab) => {
             let lines = super::fmt_ab(ab);

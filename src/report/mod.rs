@@ -91,8 +91,12 @@ pub fn fmt_noise(row: &Row) -> String {
     format!("{:.1} %{tag}{l}", n.sd_pct)
 }
 
-/// For an inconclusive gated row: what would decide it.
+/// For an inconclusive gated row: what would decide it. For a regressed one that nothing could
+/// confirm (an offline check with no launch to hold back): that it is unconfirmed, and why.
 pub fn fmt_needed(row: &Row) -> Option<String> {
+    if row.gated && row.verdict == crate::gate::Verdict::Regressed {
+        return unconfirmed(row).map(str::to_string);
+    }
     if !(row.gated && row.verdict == crate::gate::Verdict::Inconclusive && row.noise.is_some()) {
         return None;
     }
@@ -109,6 +113,32 @@ pub fn fmt_needed(row: &Row) -> Option<String> {
             .and_then(|n| n.rsplit("; ").next())
             .map(str::to_string),
     }
+}
+
+/// The gate's word that a regressed row was decided on launches none of which could be held
+/// back as confirmation.
+fn unconfirmed(row: &Row) -> Option<&str> {
+    row.note
+        .as_deref()?
+        .split("; ")
+        .find(|s| s.starts_with("unconfirmed:"))
+}
+
+/// When gated rows regressed without confirmation: a line that says how many, and what would
+/// confirm them. A FAIL that rests on one launch should not read like one that was repeated.
+pub fn fmt_unconfirmed(report: &Report) -> Option<String> {
+    let n = report
+        .rows
+        .iter()
+        .filter(|r| r.gated && r.verdict == crate::gate::Verdict::Regressed)
+        .filter(|r| unconfirmed(r).is_some())
+        .count();
+    (n > 0).then(|| {
+        format!(
+            "{n} regressed row(s) unconfirmed: their models' launches left none to hold back as \
+             confirmation; a live check launches more, or record two launches or more"
+        )
+    })
 }
 
 pub fn fmt_verdict(row: &Row) -> String {

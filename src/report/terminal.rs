@@ -3,8 +3,8 @@
 //! choice (NO_COLOR, non-terminals); this function only emits ANSI codes when told to.
 
 use super::{
-    by_model, fmt_change, fmt_counts, fmt_interval, fmt_needed, fmt_noise, fmt_side, fmt_value,
-    fmt_verdict,
+    by_model, fmt_change, fmt_counts, fmt_interval, fmt_needed, fmt_noise, fmt_side,
+    fmt_unconfirmed, fmt_value, fmt_verdict,
 };
 use crate::gate::{Report, TopVerdict, Verdict};
 
@@ -145,6 +145,9 @@ pub fn render_terminal(report: &Report, color: bool) -> String {
         ),
         fmt_counts(&report.counts, ", "),
     ));
+    if let Some(line) = fmt_unconfirmed(report) {
+        out.push_str(&format!("  {}\n", term(&line)));
+    }
     out
 }
 
@@ -170,6 +173,40 @@ mod tests {
         let text = render_terminal(&r, false);
         assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text:?}");
         assert!(text.lines().all(|l| !l.starts_with("::")), "{text}");
+    }
+
+    #[test]
+    fn a_regression_nothing_confirmed_says_so_on_its_row_and_under_the_verdict() {
+        let plain = render_terminal(&sample::report(), false);
+        assert!(!plain.contains("unconfirmed"), "{plain}");
+        let mut r = sample::report();
+        let i = r
+            .rows
+            .iter()
+            .position(|x| x.gated && x.verdict == Verdict::Regressed)
+            .unwrap();
+        r.rows[i].note = Some(
+            "noise 3.3 % (own launches, 8 df); unconfirmed: decided on its 1 launch(es) alone, \
+             with none to hold back as confirmation (a live check launches 1 more)"
+                .into(),
+        );
+        let text = render_terminal(&r, false);
+        assert!(
+            text.contains("\n    └ unconfirmed: decided on its 1 launch(es) alone"),
+            "{text}"
+        );
+        let last = text.lines().last().unwrap();
+        assert!(
+            last.starts_with("  1 regressed row(s) unconfirmed: "),
+            "{text}"
+        );
+        // The PR comment says it under the counts and in the row's verdict cell.
+        let md = crate::report::render_markdown(&r);
+        assert!(md.contains("_1 regressed row(s) unconfirmed: "), "{md}");
+        assert!(
+            md.contains("**regressed** (unconfirmed: decided on its 1"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -485,9 +485,10 @@ fn verdict_table(report: &Report) -> TableView {
                 format!("{}/{}", r.n_baseline, r.n_current),
                 super::fmt_verdict(r),
             ],
-            note: match super::fmt_needed(r) {
-                Some(n) => format!("{}; {n}", r.note.clone().unwrap_or_default()),
-                None => r.note.clone().unwrap_or_default(),
+            // What would decide the row, unless the gate's note says it already.
+            note: match (super::fmt_needed(r), r.note.as_deref().unwrap_or_default()) {
+                (Some(n), note) if !note.contains(&n) => format!("{note}; {n}"),
+                (_, note) => note.to_string(),
             },
         })
         .collect();
