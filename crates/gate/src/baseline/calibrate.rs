@@ -35,8 +35,7 @@ pub fn calibration_sessions(records: &[ScenarioResult]) -> Result<usize, Baselin
     Ok(sessions.len())
 }
 
-/// The `ab` records of each session (those with an `arm`, both arms present) judged as `ab`
-/// judges them (default settings, one look at all pairs): an error names the gated rows on
+/// The `ab` records of each session (those with an `arm`) judged as `ab` judges them (default settings, one look at all pairs): an error names the gated rows on
 /// which the arms differ beyond their tolerance, either way. Records do not say what each arm
 /// ran, so this is the evidence there is; an A/A run is refused about as often as `ab` calls
 /// identical builds different (α each way).
@@ -53,15 +52,6 @@ pub fn arms_agree(records: &[ScenarioResult]) -> Result<(), BaselineError> {
             .filter(|r| r.arm.is_some() && r.session_id.as_deref() == s)
             .cloned()
             .collect();
-        if recs
-            .iter()
-            .filter_map(|r| r.arm)
-            .collect::<BTreeSet<_>>()
-            .len()
-            < 2
-        {
-            continue;
-        }
         let report = paired::evaluate(paired::AbInputs {
             records: &recs,
             errors: &[],
@@ -102,12 +92,11 @@ fn describe(r: &Row) -> String {
     let interval = r
         .interval
         .map_or(String::new(), |[lo, hi]| format!(" [{lo:+.1}, {hi:+.1}] %"));
-    let verdict = match r.verdict {
-        Verdict::Improved => "improved",
-        _ => "regressed",
-    };
     format!(
-        "model `{}`, scenario `{}`, {}{change}{interval} ({verdict})",
-        r.model, r.scenario, r.metric
+        "model `{}`, scenario `{}`, {}{change}{interval} ({})",
+        r.model,
+        r.scenario,
+        r.metric,
+        r.verdict.as_str()
     )
 }

@@ -232,6 +232,11 @@ fn ab_session(s: &str, pairs: u32, change: f64) -> Vec<ScenarioResult> {
 fn calibration_takes_ab_runs_whose_arms_agree() {
     let recs = [ab_session("s1", 6, 1.0), ab_session("s2", 6, 1.0)].concat();
     assert_eq!(calibration_sessions(&recs).unwrap(), 2);
+    // One arm of a slower `ab` run compares nothing: it calibrates.
+    let mut one_arm = ab_session("s1", 6, 1.3);
+    one_arm.retain(|r| r.arm == Some(crate::record::Arm::Candidate));
+    one_arm.extend(ab_session("s2", 6, 1.0));
+    assert_eq!(calibration_sessions(&one_arm).unwrap(), 2);
     // One session is not enough, whatever the arms.
     let e = calibration_sessions(&ab_session("s1", 6, 1.0)).unwrap_err();
     assert!(e.to_string().contains("≥ 2 recording sessions"), "{e}");
