@@ -121,7 +121,7 @@ fn unconfirmed(row: &Row) -> Option<&str> {
     row.note
         .as_deref()?
         .split("; ")
-        .find(|s| s.starts_with("unconfirmed:"))
+        .find(|s| s.starts_with(crate::gate::UNCONFIRMED))
 }
 
 /// When gated rows regressed without confirmation: a line that says how many, and what would

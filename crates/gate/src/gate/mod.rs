@@ -25,7 +25,7 @@ pub use look::{Levels, Look};
 pub use noise::{Noise, NoiseSource};
 pub use verdict::{
     compared, confirm, confirm_held_out, count, duplicate, evaluate, nothing_compared, Inputs,
-    ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE,
+    ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE, UNCONFIRMED,
 };
 
 /// The verdict of one row (model × scenario × metric).

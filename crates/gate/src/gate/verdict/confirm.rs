@@ -24,6 +24,10 @@ use crate::gate::noise::launch_key;
 use crate::gate::{Report, Row, TopVerdict, Verdict};
 use crate::record::ScenarioResult;
 
+/// How a regressed row's note begins the clause that says nothing confirmed it (its model's
+/// launches left none to hold back); the reports find the clause by it.
+pub const UNCONFIRMED: &str = "unconfirmed:";
+
 /// Join a first report that FAILed with the report of the same check decided again with the
 /// confirmation launches added. Returns `second` unchanged when `first` did not FAIL.
 pub fn confirm(first: &Report, mut second: Report, launches: u32) -> Report {
@@ -126,7 +130,7 @@ pub fn confirm_held_out(input: Inputs<'_>, hold: u32) -> Report {
         let n = launches.get(&row.model).map(Vec::len);
         let why = match (first_failed, n) {
             (true, Some(n)) if n <= hold as usize => format!(
-                "unconfirmed: decided on its {n} launch(es) alone, with none to hold back as \
+                "{UNCONFIRMED} decided on its {n} launch(es) alone, with none to hold back as \
                  confirmation (a live check launches {hold} more)"
             ),
             (true, _) => continue,

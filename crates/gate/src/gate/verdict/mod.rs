@@ -24,7 +24,7 @@ mod row;
 mod stored;
 mod summary;
 
-pub use confirm::{confirm, confirm_held_out};
+pub use confirm::{confirm, confirm_held_out, UNCONFIRMED};
 pub use decide::Test;
 pub(super) use decide::{decide, Rows, Tested};
 pub(super) use row::{
