@@ -74,6 +74,16 @@ fn gated<'a>(report: &'a Value, verdict: &str) -> Vec<&'a Value> {
         .unwrap_or_default()
 }
 
+/// `perfgate baseline calibrate -o OUT FILES…`.
+fn calibrate(out: &Path, files: &[std::path::PathBuf]) -> std::process::Output {
+    std::process::Command::new(BIN)
+        .args(["baseline", "calibrate", "-o"])
+        .arg(out)
+        .args(files)
+        .output()
+        .unwrap()
+}
+
 /// `ab` A/A results calibrate a baseline: two runs, each its own recording session, give the
 /// engine's launches (both arms) and a between-session offset with its df.
 #[test]
@@ -96,12 +106,7 @@ fn two_aa_runs_of_ab_calibrate_a_baseline() {
         files.push(r.out.join("results.jsonl"));
     }
     let cal = dir.path().join("cal.toml");
-    let out = std::process::Command::new(BIN)
-        .args(["baseline", "calibrate", "-o"])
-        .arg(&cal)
-        .args(&files)
-        .output()
-        .unwrap();
+    let out = calibrate(&cal, &files);
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -218,12 +223,7 @@ fn a_slower_candidate_fails_on_its_ttft_rows() {
     assert!(m["pairs"].as_u64().unwrap() < 6, "{m:#}");
     // Its records cannot calibrate a baseline: the arms differ, and calibration would count
     // the slowdown as launch noise.
-    let out = std::process::Command::new(BIN)
-        .args(["baseline", "calibrate", "-o"])
-        .arg(dir.path().join("cal.toml"))
-        .arg(r.out.join("results.jsonl"))
-        .output()
-        .unwrap();
+    let out = calibrate(&dir.path().join("cal.toml"), &[r.out.join("results.jsonl")]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
