@@ -333,3 +333,40 @@ fn one_launch_a_side_of_a_real_gpu_engine_decides_nothing_and_says_why() {
         .unwrap();
     assert!((tpot.change_pct.unwrap() - 27.5).abs() < 0.1, "{tpot:?}");
 }
+
+/// The H200 session with FlashAttention (tests/data/gpu-llamacpp-h200, session g2: 4 launches of
+/// the unchanged engine, 3 with CUDA graphs off, interleaved): CUDA graphs off did not slow this
+/// machine's decode measurably, and the gate says exactly that much: INCONCLUSIVE, nothing
+/// regressed, the decode median TPOT's interval covering no change and the H100's +16 % alike.
+/// Two unchanged launches against the other two do not fail either.
+#[test]
+fn real_h200_launches_with_graphs_off_stay_inconclusive_and_an_aa_split_does_not_fail() {
+    let h200 = |names: &[&str]| -> Vec<ScenarioResult> {
+        names
+            .iter()
+            .flat_map(|n| read_jsonl(&data("gpu-llamacpp-h200", n)).unwrap())
+            .collect()
+    };
+    let same = h200(&["g2-same-l1", "g2-same-l2", "g2-same-l3", "g2-same-l4"]);
+    let b1 = h200(&["g2-b1-l1", "g2-b1-l2", "g2-b1-l3"]);
+    let cfg = GateConfig::default();
+    let rep = evaluate(Inputs::new(&same, &b1, &cfg));
+    assert_eq!(rep.verdict, TopVerdict::Inconclusive, "{:?}", rep.rows);
+    let gated: Vec<_> = rep.rows.iter().filter(|r| r.gated).collect();
+    assert_eq!(gated.len(), 15, "{gated:?}");
+    assert!(gated.iter().all(|r| r.verdict != Verdict::Regressed));
+    let passed = gated.iter().filter(|r| r.verdict == Verdict::Pass).count();
+    assert_eq!(passed, 6, "{gated:?}");
+    let tpot = gated
+        .iter()
+        .find(|r| r.scenario == "random-in128-out128-n64-c32" && r.metric == "median_tpot_ms")
+        .unwrap();
+    assert_eq!(tpot.verdict, Verdict::Inconclusive, "{tpot:?}");
+    assert!((tpot.change_pct.unwrap() - 6.8).abs() < 0.1, "{tpot:?}");
+    let [lo, hi] = tpot.interval.unwrap();
+    assert!(lo < 0.0 && hi > 16.0, "{tpot:?}");
+
+    let (base, cur) = same.split_at(same.len() / 2);
+    let aa = evaluate(Inputs::new(base, cur, &cfg));
+    assert_ne!(aa.verdict, TopVerdict::Fail, "{:?}", aa.rows);
+}
