@@ -15,7 +15,8 @@
 //! (`--alarms-only`: the false alarms alone, with their 95 % interval, as decided once and, with
 //! `--confirm N`, as `check --confirm N` decides; `--offline N`: the same as `check --results
 //! --confirm N` decides records already measured, each check's last N candidate launches held
-//! back as the confirmation; `--delta-only`: the worse-by-δ table alone; `--effect`: a known
+//! back as the confirmation; `--delta-only`: the worse-by-δ tables alone, on random splits and
+//! on session splits; `--effect`: a known
 //! change of one latency family in one scenario, applied to the candidate's launches, caught
 //! or not per design up to all launches)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
@@ -27,8 +28,8 @@ use std::path::{Path, PathBuf};
 
 use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{
-    replay, replay_ab, replay_confirmed, replay_held_out, side, splits, AbTally, Change, Design,
-    Launch, Tally,
+    replay, replay_ab, replay_confirmed, replay_held_out, replay_splits, session_splits, side,
+    splits, AbTally, Change, Design, Launch, Tally,
 };
 use perfgate::gate::{confirm_held_out, evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
@@ -115,38 +116,64 @@ fn launch_correlations(a: &[Launch], scenarios: &[String], cfg: &GateConfig) {
 /// `equivalence_alpha`, 5 %): per scenario, the candidate's throughput × 0.95 (δ 5 %) or its median
 /// TTFT × 1.10 (δ 10 %) in that scenario only, and the share of checks that row passes.
 fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_splits: usize) {
+    // The share with Wilson's 95 % interval, from the row's (rows, pass) counts.
+    let share = |t: &Tally, s: &str, metric: &str| -> String {
+        let Some(&(_, n, k)) = t.by_row.iter().find(|x| x.0 .0 == *s && x.0 .1 == metric) else {
+            return "–".into();
+        };
+        let (lo, hi) = wilson(k, n);
+        format!("{} ({} – {}; {n})", pct(ratio(k, n)), pct(lo), pct(hi))
+    };
+    let changes = |s: &String| {
+        let thr = Change::Slower {
+            pct: 5.0,
+            scenario: Some(s.clone()),
+        };
+        let ttft = Change::Latency {
+            metric: "ttft".into(),
+            pct: 10.0,
+            scenario: Some(s.clone()),
+        };
+        (thr, ttft)
+    };
+    let designs = [(2, 2), (3, 3), (5, 3)].map(|(n_base, n_cur)| Design { n_base, n_cur });
     println!();
     println!("a row worse by exactly δ: share of checks in which it PASSes (should be ≤ 5 %):");
     println!();
     println!("| scenario | design | output_throughput × 0.95: PASS (95 % interval; checks) | median_ttft_ms × 1.10: PASS (95 % interval; checks) |");
     println!("|---|---|--:|--:|");
     for s in scenarios {
-        for (nb, nc) in [(2, 2), (3, 3), (5, 3)] {
-            let d = Design {
-                n_base: nb,
-                n_cur: nc,
-            };
-            let thr = Change::Slower {
-                pct: 5.0,
-                scenario: Some(s.clone()),
-            };
-            let ttft = Change::Latency {
-                metric: "ttft".into(),
-                pct: 10.0,
-                scenario: Some(s.clone()),
-            };
-            // The share with Wilson's 95 % interval, from the row's (rows, pass) counts.
-            let share = |t: Tally, metric: &str| -> String {
-                let Some(&(_, n, k)) = t.by_row.iter().find(|x| x.0 .0 == *s && x.0 .1 == metric)
-                else {
-                    return "–".into();
-                };
-                let (lo, hi) = wilson(k, n);
-                format!("{} ({} – {}; {n})", pct(ratio(k, n)), pct(lo), pct(hi))
-            };
-            let t = share(replay(a, d, &thr, cfg, max_splits, 5), "output_throughput");
-            let l = share(replay(a, d, &ttft, cfg, max_splits, 6), "median_ttft_ms");
-            println!("| {s} | {nb} × {nc} | {t} | {l} |");
+        let (thr, ttft) = changes(s);
+        for d in designs {
+            let t = replay(a, d, &thr, cfg, max_splits, 5);
+            let l = replay(a, d, &ttft, cfg, max_splits, 6);
+            let (t, l) = (
+                share(&t, s, "output_throughput"),
+                share(&l, s, "median_ttft_ms"),
+            );
+            println!("| {s} | {} × {} | {t} | {l} |", d.n_base, d.n_cur);
+        }
+    }
+    // The same on session splits: each side all of one session, the candidate's another.
+    if session_splits(a, designs[0], 1, 0).is_empty() {
+        return;
+    }
+    println!();
+    println!("the same on session splits (the baseline's launches of one session, the candidate's of another):");
+    println!();
+    println!("| scenario | design | output_throughput × 0.95: PASS (95 % interval; checks) | median_ttft_ms × 1.10: PASS (95 % interval; checks) |");
+    println!("|---|---|--:|--:|");
+    for s in scenarios {
+        let (thr, ttft) = changes(s);
+        for d in designs {
+            let sp = session_splits(a, d, max_splits, 7);
+            let t = replay_splits(a, &sp, &thr, cfg);
+            let l = replay_splits(a, &sp, &ttft, cfg);
+            let (t, l) = (
+                share(&t, s, "output_throughput"),
+                share(&l, s, "median_ttft_ms"),
+            );
+            println!("| {s} | {} × {} | {t} | {l} |", d.n_base, d.n_cur);
         }
     }
 }
@@ -258,7 +285,7 @@ fn effect(a: &[Launch], cfg: &GateConfig, spec: &str, max_splits: usize) {
 
 /// Session splits: every launch of one recording session as the baseline, every launch of
 /// another as the candidate (the split a stored baseline and a later check make), each way.
-fn session_splits(a: &[Launch], cfg: &GateConfig) {
+fn whole_sessions(a: &[Launch], cfg: &GateConfig) {
     let mut sessions: Vec<String> = Vec::new();
     for l in a {
         let s = l.records[0].session_id.clone().unwrap_or_default();
@@ -616,7 +643,7 @@ fn main() {
     }
 
     worse_by_delta(&a, &scenarios, &cfg, max_splits);
-    session_splits(&a, &cfg);
+    whole_sessions(&a, &cfg);
 
     println!();
     let base: Vec<ScenarioResult> = a.iter().flat_map(|l| l.records.clone()).collect();

@@ -219,6 +219,71 @@ pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<(Vec<usize>, Ve
     all
 }
 
+/// Up to `max` session splits of design `d`: a baseline of `d.n_base` launches all of one
+/// recording session and a candidate of `d.n_cur` all of another, every ordered pair of sessions
+/// (the split a stored baseline and a later check make), all of them when there are few, else a
+/// seeded sample. Launches without a session id are one session.
+pub fn session_splits(
+    launches: &[Launch],
+    d: Design,
+    max: usize,
+    seed: u64,
+) -> Vec<(Vec<usize>, Vec<usize>)> {
+    let session = |l: &Launch| l.records.first().and_then(|r| r.session_id.clone());
+    let mut sessions = Vec::new();
+    for l in launches {
+        if !sessions.contains(&session(l)) {
+            sessions.push(session(l));
+        }
+    }
+    let of = |s: &Option<String>| -> Vec<usize> {
+        (0..launches.len())
+            .filter(|&i| session(&launches[i]) == *s)
+            .collect()
+    };
+    let mut all = Vec::new();
+    for x in &sessions {
+        for y in sessions.iter().filter(|y| *y != x) {
+            let (ix, iy) = (of(x), of(y));
+            if ix.len() < d.n_base || iy.len() < d.n_cur || d.n_base == 0 || d.n_cur == 0 {
+                continue;
+            }
+            for b in combinations(ix.len(), d.n_base) {
+                for c in combinations(iy.len(), d.n_cur) {
+                    all.push((
+                        b.iter().map(|&i| ix[i]).collect(),
+                        c.iter().map(|&i| iy[i]).collect(),
+                    ));
+                }
+            }
+        }
+    }
+    if all.len() > max {
+        let mut rng = StdRng::seed_from_u64(seed);
+        all.shuffle(&mut rng);
+        all.truncate(max);
+    }
+    all
+}
+
+/// Checks of the given splits, decided once, the candidate's launches changed by `change`.
+pub fn replay_splits(
+    launches: &[Launch],
+    splits: &[(Vec<usize>, Vec<usize>)],
+    change: &Change,
+    cfg: &GateConfig,
+) -> Tally {
+    let mut t = Tally::default();
+    for (b, c) in splits {
+        let (base, cur) = (side(launches, b, None), side(launches, c, Some(change)));
+        t.add(&evaluate(Inputs {
+            kind: "replay",
+            ..Inputs::new(&base, &cur, cfg)
+        }));
+    }
+    t
+}
+
 fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
     let mut out = Vec::new();
     let mut cur = Vec::with_capacity(k);
@@ -509,104 +574,4 @@ pub fn replay_ab(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::sample::record;
-
-    #[test]
-    fn splits_are_disjoint_and_complete() {
-        let s = splits(
-            5,
-            Design {
-                n_base: 2,
-                n_cur: 2,
-            },
-            1000,
-            1,
-        );
-        // C(5,2)·C(3,2) = 30
-        assert_eq!(s.len(), 30);
-        for (b, c) in &s {
-            assert!(b.iter().all(|i| !c.contains(i)));
-        }
-        assert_eq!(
-            splits(
-                5,
-                Design {
-                    n_base: 2,
-                    n_cur: 2
-                },
-                7,
-                1
-            )
-            .len(),
-            7
-        );
-        assert!(splits(
-            3,
-            Design {
-                n_base: 2,
-                n_cur: 2
-            },
-            7,
-            1
-        )
-        .is_empty());
-    }
-
-    #[test]
-    fn confirmation_launches_come_from_the_candidates_session_first() {
-        let launch = |i: usize, session: &str| {
-            let mut r = record("m", 100, 1.0, 1.0);
-            r.session_id = Some(session.into());
-            Launch::new(&format!("l{i}"), vec![r])
-        };
-        let sessions = ["a", "a", "b", "b", "a", "b", "a", "b"];
-        let ls: Vec<Launch> = sessions
-            .iter()
-            .enumerate()
-            .map(|(i, s)| launch(i, s))
-            .collect();
-        for seed in 0..20 {
-            let mut rng = StdRng::seed_from_u64(seed);
-            // Baseline 0 and 2; candidate 3 (session b): the others of b (5, 7), then of a.
-            let order = confirmation_order(&ls, &[0, 2], &[3], &mut rng);
-            assert_eq!(order.len(), 5);
-            let mut first: Vec<usize> = order[..2].to_vec();
-            first.sort();
-            assert_eq!(first, vec![5, 7], "seed {seed}: {order:?}");
-            assert!(order[2..].iter().all(|&i| sessions[i] == "a"));
-        }
-        // Seeded: the same seed, the same order; the groups are shuffled, not sorted.
-        let draw = |seed| confirmation_order(&ls, &[0], &[2], &mut StdRng::seed_from_u64(seed));
-        assert_eq!(draw(3), draw(3));
-        assert!((0..20).any(|s| draw(s)[..3] != [3, 5, 7]));
-    }
-
-    #[test]
-    fn a_slower_engine_is_slower_everywhere() {
-        let r = record("m", 100, 1.0, 1.0);
-        let s = Change::Slower {
-            pct: 10.0,
-            scenario: None,
-        }
-        .apply(&r);
-        assert!((s.output_throughput / r.output_throughput - 0.9).abs() < 1e-12);
-        let k = "median_ttft_ms";
-        assert!((s.stats[k] / r.stats[k] - 1.0 / 0.9).abs() < 1e-12);
-        let other = Change::Slower {
-            pct: 10.0,
-            scenario: Some("nope".into()),
-        }
-        .apply(&r);
-        assert_eq!(other, r);
-        let l = Change::Latency {
-            metric: "ttft".into(),
-            pct: 50.0,
-            scenario: None,
-        }
-        .apply(&r);
-        assert!((l.stats[k] / r.stats[k] - 1.5).abs() < 1e-12);
-        assert_eq!(l.stats["median_tpot_ms"], r.stats["median_tpot_ms"]);
-    }
-}
+mod tests;

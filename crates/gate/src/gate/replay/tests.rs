@@ -1,0 +1,138 @@
+use super::*;
+use crate::sample::record;
+
+#[test]
+fn splits_are_disjoint_and_complete() {
+    let s = splits(
+        5,
+        Design {
+            n_base: 2,
+            n_cur: 2,
+        },
+        1000,
+        1,
+    );
+    // C(5,2)·C(3,2) = 30
+    assert_eq!(s.len(), 30);
+    for (b, c) in &s {
+        assert!(b.iter().all(|i| !c.contains(i)));
+    }
+    assert_eq!(
+        splits(
+            5,
+            Design {
+                n_base: 2,
+                n_cur: 2
+            },
+            7,
+            1
+        )
+        .len(),
+        7
+    );
+    assert!(splits(
+        3,
+        Design {
+            n_base: 2,
+            n_cur: 2
+        },
+        7,
+        1
+    )
+    .is_empty());
+}
+
+#[test]
+fn confirmation_launches_come_from_the_candidates_session_first() {
+    let launch = |i: usize, session: &str| {
+        let mut r = record("m", 100, 1.0, 1.0);
+        r.session_id = Some(session.into());
+        Launch::new(&format!("l{i}"), vec![r])
+    };
+    let sessions = ["a", "a", "b", "b", "a", "b", "a", "b"];
+    let ls: Vec<Launch> = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| launch(i, s))
+        .collect();
+    for seed in 0..20 {
+        let mut rng = StdRng::seed_from_u64(seed);
+        // Baseline 0 and 2; candidate 3 (session b): the others of b (5, 7), then of a.
+        let order = confirmation_order(&ls, &[0, 2], &[3], &mut rng);
+        assert_eq!(order.len(), 5);
+        let mut first: Vec<usize> = order[..2].to_vec();
+        first.sort();
+        assert_eq!(first, vec![5, 7], "seed {seed}: {order:?}");
+        assert!(order[2..].iter().all(|&i| sessions[i] == "a"));
+    }
+    // Seeded: the same seed, the same order; the groups are shuffled, not sorted.
+    let draw = |seed| confirmation_order(&ls, &[0], &[2], &mut StdRng::seed_from_u64(seed));
+    assert_eq!(draw(3), draw(3));
+    assert!((0..20).any(|s| draw(s)[..3] != [3, 5, 7]));
+}
+
+#[test]
+fn session_splits_keep_each_side_in_one_session() {
+    let launch = |i: usize, session: &str| {
+        let mut r = record("m", 100, 1.0, 1.0);
+        r.session_id = Some(session.into());
+        Launch::new(&format!("l{i}"), vec![r])
+    };
+    // Sessions a (3 launches), b (4), c (1).
+    let sessions = ["a", "b", "a", "b", "b", "a", "b", "c"];
+    let ls: Vec<Launch> = sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| launch(i, s))
+        .collect();
+    let d = Design {
+        n_base: 2,
+        n_cur: 2,
+    };
+    let s = session_splits(&ls, d, 1000, 1);
+    // a → b and b → a: C(3,2)·C(4,2) each way; c has too few launches for either side.
+    assert_eq!(s.len(), 2 * 3 * 6);
+    for (b, c) in &s {
+        let one = |idx: &[usize]| idx.iter().all(|&i| sessions[i] == sessions[idx[0]]);
+        assert!(one(b) && one(c), "{b:?} {c:?}");
+        assert_ne!(sessions[b[0]], sessions[c[0]]);
+    }
+    assert_eq!(session_splits(&ls, d, 10, 1).len(), 10);
+    assert_eq!(session_splits(&ls, d, 10, 1), session_splits(&ls, d, 10, 1));
+    // One launch a side: c → a, a → c and the rest.
+    let one = Design {
+        n_base: 1,
+        n_cur: 1,
+    };
+    assert_eq!(session_splits(&ls, one, 1000, 1).len(), 2 * (3 * 4 + 3 + 4));
+    // Decided once: an unchanged candidate of identical launches never fails.
+    let t = replay_splits(&ls, &s, &Change::None, &GateConfig::default());
+    assert_eq!((t.checks, t.failed), (36, 0));
+}
+
+#[test]
+fn a_slower_engine_is_slower_everywhere() {
+    let r = record("m", 100, 1.0, 1.0);
+    let s = Change::Slower {
+        pct: 10.0,
+        scenario: None,
+    }
+    .apply(&r);
+    assert!((s.output_throughput / r.output_throughput - 0.9).abs() < 1e-12);
+    let k = "median_ttft_ms";
+    assert!((s.stats[k] / r.stats[k] - 1.0 / 0.9).abs() < 1e-12);
+    let other = Change::Slower {
+        pct: 10.0,
+        scenario: Some("nope".into()),
+    }
+    .apply(&r);
+    assert_eq!(other, r);
+    let l = Change::Latency {
+        metric: "ttft".into(),
+        pct: 50.0,
+        scenario: None,
+    }
+    .apply(&r);
+    assert!((l.stats[k] / r.stats[k] - 1.5).abs() < 1e-12);
+    assert_eq!(l.stats["median_tpot_ms"], r.stats["median_tpot_ms"]);
+}
