@@ -171,14 +171,31 @@ impl Launches {
     /// One-way analysis of variance of the launch values by session, when the side has ≥ 2
     /// sessions and some session has ≥ 2 launches.
     pub fn session_anova(&self) -> Option<SessionAnova> {
+        let n = self.n();
+        let (ss_w, _, _) = self.spread();
+        let (ms_between, df_between, n0) = self.between_sessions()?;
+        let s = df_between as usize + 1;
+        (n > s).then(|| SessionAnova {
+            ms_between,
+            df_between,
+            ms_within: ss_w / (n - s) as f64,
+            df_within: (n - s) as f64,
+            n0,
+        })
+    }
+
+    /// The between-session part of [`Self::session_anova`] alone: (mean square between the
+    /// sessions' means, its df S − 1, the effective launches per session n₀), when the side has
+    /// ≥ 2 sessions, also with one launch in each: its within-session variance can then come
+    /// from elsewhere (the row's other side).
+    pub fn between_sessions(&self) -> Option<(f64, f64, f64)> {
         let groups = self.by_session();
         let s = groups.len();
         let n = self.n();
-        if s < 2 || n <= s {
+        if s < 2 {
             return None;
         }
         let grand = self.mean();
-        let (ss_w, _, _) = self.spread();
         let ss_b: f64 = groups
             .iter()
             .map(|(_, idx)| {
@@ -190,13 +207,8 @@ impl Launches {
             .iter()
             .map(|(_, idx)| (idx.len() as f64).powi(2))
             .sum();
-        Some(SessionAnova {
-            ms_between: ss_b / (s - 1) as f64,
-            df_between: (s - 1) as f64,
-            ms_within: ss_w / (n - s) as f64,
-            df_within: (n - s) as f64,
-            n0: (n as f64 - sum_sq / n as f64) / (s - 1) as f64,
-        })
+        let df = (s - 1) as f64;
+        Some((ss_b / df, df, (n as f64 - sum_sq / n as f64) / df))
     }
 
     /// The within-launch spread: Σ squared deviations of runs from their launch's mean, and its

@@ -237,3 +237,29 @@ fn two_levels_split_between_and_within() {
     assert!((t.within_sd_pct.unwrap() - within).abs() < 1e-9);
     assert!(t.between_sd_pct.unwrap() > t.within_sd_pct.unwrap());
 }
+
+#[test]
+fn one_launch_per_session_has_a_between_part_but_no_anova() {
+    // Three sessions, one launch each: 100, 120, 110.
+    let recs: Vec<ScenarioResult> = [(100.0, "a"), (120.0, "b"), (110.0, "c")]
+        .iter()
+        .enumerate()
+        .map(|(i, (v, s))| {
+            let mut r = rec(*v, Some("L1"), i as u32);
+            r.session_id = Some(s.to_string());
+            r
+        })
+        .collect();
+    let refs: Vec<&ScenarioResult> = recs.iter().collect();
+    let l = Launches::of(&refs, "output_throughput").unwrap();
+    assert_eq!(l.n(), 3);
+    // No session repeats a launch: no within-session variance, so no analysis of its own.
+    assert_eq!(l.session_anova(), None);
+    // numpy: y = np.log([100, 120, 110]); ((y - y.mean())**2).sum() / 2 = 0.008316026695289181
+    let (ms_b, df_b, n0) = l.between_sessions().unwrap();
+    assert!((ms_b - 0.008_316_026_695_289_181).abs() < 1e-15, "{ms_b}");
+    assert_eq!((df_b, n0), (2.0, 1.0));
+    // One session: nothing between.
+    let one = Launches::of(&refs[..1], "output_throughput").unwrap();
+    assert_eq!(one.between_sessions(), None);
+}

@@ -75,7 +75,7 @@ fn stored_test(
             let v = o.sd() * o.sd();
             let launch_var = v * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64);
             let shared = (term.ratio * v, term.df);
-            let (session_var, session_df) = match own_session_var(bl, cl) {
+            let (session_var, session_df) = match own_session_var(bl, cl, v) {
                 Some((s, df)) if s > shared.0 => (s, Some(df)),
                 _ => shared,
             };
@@ -127,12 +127,16 @@ fn satterthwaite(launch_var: f64, launch_df: f64, fixed_var: f64, session_df: Op
 
 /// The row's own between-session variance of one launch's log value, pooled over the sides
 /// that span ≥ 2 sessions (each side's one-way analysis, weighted by its session df), with
-/// those df. `None` when no side spans two sessions with a repeated launch.
-fn own_session_var(bl: &Launches, cl: &Launches) -> Option<(f64, f64)> {
+/// those df. The within-session variance is `within`, the row's launch variance pooled over
+/// both sides (a shift between the sides leaves it alone), so a side with one launch in each of
+/// its sessions shows its offset too: a baseline of one launch from each of two sittings whose
+/// launches differ by three launch sd is a session effect, not noise to average over. `None`
+/// when no side spans two sessions.
+pub(crate) fn own_session_var(bl: &Launches, cl: &Launches, within: f64) -> Option<(f64, f64)> {
     let (mut sum, mut df) = (0.0, 0.0);
-    for a in [bl, cl].into_iter().filter_map(Launches::session_anova) {
-        sum += a.between_var() * a.df_between;
-        df += a.df_between;
+    for (ms_b, df_b, n0) in [bl, cl].into_iter().filter_map(Launches::between_sessions) {
+        sum += ((ms_b - within) / n0).max(0.0) * df_b;
+        df += df_b;
     }
     (df > 0.0).then(|| (sum / df, df))
 }

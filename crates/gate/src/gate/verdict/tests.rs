@@ -660,6 +660,59 @@ fn a_row_whose_sessions_differ_more_than_its_metrics_passes_only_on_its_own() {
     );
 }
 
+#[test]
+fn a_baseline_of_one_launch_per_session_shows_its_session_offset() {
+    // The same row as above, but the baseline holds one launch from each of two sessions (its
+    // sessions measure no launch noise of their own) and the candidate three launches of the
+    // second: the candidate's launches give the launch noise, and the baseline's two sessions,
+    // 6 % apart where launches wiggle by 0.2 %, show a session offset. On the metric's λ the row
+    // would pass; on its own sessions it may not.
+    let session = |name: &str, launches: usize, loud: f64| {
+        let mut recs = quiet_suite(launches, 0.002);
+        for r in &mut recs {
+            r.session_id = Some(name.into());
+            if r.model == "m/b" && r.params.num_prompts == 200 {
+                *r.stats.get_mut("median_ttft_ms").unwrap() *= loud;
+            }
+        }
+        recs
+    };
+    let mut base = session("s1", 1, 0.97);
+    base.extend(session("s2", 1, 1.03));
+    let cur = session("s2", 3, 1.03);
+    let rep = eval(&base, &cur);
+    let row = verdict_of(&rep, "m/b", 200, "median_ttft_ms");
+    let t = row.test.unwrap();
+    let lim = (1.0 + row.tolerance_pct.unwrap() / 100.0).ln();
+    assert!(t.shift.upper(0.05) < lim, "{row:?}");
+    let own = t.own.unwrap();
+    assert!(own.df < 1.5, "{own:?}");
+    assert!(own.upper(0.05) > lim, "{own:?}");
+    assert_held_on_its_own_launches(row);
+    // Its sides' launches as the gate holds them: the session part is the baseline's between
+    // mean square less the pooled launch variance (python: d = log(1.03 / 0.97);
+    // d * d / 2 - w, w the candidate's launch variance, on one df).
+    let of = |recs: &[ScenarioResult]| {
+        let mine: Vec<&ScenarioResult> = recs
+            .iter()
+            .filter(|r| r.model == "m/b" && r.params.num_prompts == 200)
+            .collect();
+        crate::gate::noise::Launches::of(&mine, "median_ttft_ms").unwrap()
+    };
+    let (bl, cl) = (of(&base), of(&cur));
+    let (ss, df, _) = cl.spread();
+    let w = ss / df;
+    let (var, sdf) = stored::own_session_var(&bl, &cl, w).unwrap();
+    let d = (1.03f64 / 0.97).ln();
+    assert!((var - (d * d / 2.0 - w)).abs() < 1e-15, "{var}");
+    assert_eq!(sdf, 1.0);
+    // The other model's same row, whose sessions agree, passes.
+    assert_eq!(
+        verdict_of(&rep, "m/a", 200, "median_ttft_ms").verdict,
+        Verdict::Pass
+    );
+}
+
 /// `perfgate check --results --confirm 1`: each model's last launch is held back as the
 /// confirmation of a FAIL.
 #[test]
