@@ -1,6 +1,6 @@
 //! Decision quality of the gate on recorded real launches (replay).
 //!
-//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only | --effect METRIC:PCT:SCENARIO]`
+//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only | --effect METRIC:PCT:SCENARIO] [--by-session]`
 //!
 //! DIR holds one JSON Lines file of records per engine launch (default: the GPU corpus in
 //! `tests/data/gpu-llamacpp-h100/`, llama.cpp with CUDA on one H100; its README says which file
@@ -18,7 +18,8 @@
 //! back as the confirmation; `--delta-only`: the worse-by-δ tables alone, on random splits and
 //! on session splits; `--effect`: a known
 //! change of one latency family in one scenario, applied to the candidate's launches, caught
-//! or not per design up to all launches)
+//! or not per design up to all launches; `--by-session` with `--alarms-only` or `--offline`:
+//! session splits instead of random ones, each side all of one recording session)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -28,8 +29,8 @@ use std::path::{Path, PathBuf};
 
 use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{
-    replay, replay_ab, replay_confirmed, replay_held_out, replay_splits, session_splits, side,
-    splits, AbTally, Change, Design, Launch, Tally,
+    replay, replay_ab, replay_confirmed_on, replay_held_out_on, replay_splits, session_splits,
+    side, splits, AbTally, Change, Design, Launch, Tally,
 };
 use perfgate::gate::{confirm_held_out, evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
@@ -382,19 +383,23 @@ const DESIGNS: [(usize, usize); 12] = [
     (8, 8),
 ];
 
-/// `--alarms-only`: false alarms of the stored design alone, over up to `max_splits` splits a
-/// design (every split when there are fewer), with Wilson's 95 % interval: the figure and its
-/// sampling error, without the `ab` tables. With `--confirm N`, the same checks decided as
-/// `perfgate check --confirm N` decides them (a FAIL takes N more candidate launches), beside the
-/// power to catch a uniform 10 % slowdown either way.
-fn false_alarms(a: &[Launch], cfg: &GateConfig, max_splits: usize, confirm: usize) {
+/// The splits of one design, seeded: random ([`splits`]) or, with `--by-session`, each side of one
+/// recording session ([`session_splits`]).
+type SplitFn<'a> = &'a dyn Fn(Design, u64) -> Vec<Split>;
+
+/// One split: the baseline's launches and the candidate's, as indices.
+type Split = (Vec<usize>, Vec<usize>);
+
+/// `--alarms-only`: the false alarms of an unchanged engine per design, with Wilson's 95 %
+/// interval, decided once and, with `--confirm N`, as `check --confirm N` decides (the
+/// confirmation launches drawn from those in neither side, the candidate's session first).
+fn false_alarms(a: &[Launch], cfg: &GateConfig, split: SplitFn<'_>, confirm: usize) {
     if confirm > 0 {
         println!("| launches (base × cand) | checks | false alarms | 95 % interval | confirmed (+{confirm}): false alarms | 95 % interval | gated rows PASS | 10 % slower, all: FAIL | confirmed |");
         println!("|---|---:|---:|---|---:|---|---:|---:|---:|");
-        let again = |d: Design, c: &Change, seed: u64| {
-            replay_confirmed(a, d, c, cfg, max_splits, seed, confirm)
-        };
-        once_and_again(a, cfg, max_splits, confirm, &again);
+        let again =
+            |sp: &[Split], c: &Change, seed: u64| replay_confirmed_on(a, sp, c, cfg, seed, confirm);
+        once_and_again(a, cfg, split, confirm, &again);
         return;
     }
     println!("| launches (base × cand) | checks | false alarms | 95 % interval | regressed rows | gated rows PASS |");
@@ -404,7 +409,10 @@ fn false_alarms(a: &[Launch], cfg: &GateConfig, max_splits: usize, confirm: usiz
             n_base: nb,
             n_cur: nc,
         };
-        let t = replay(a, d, &Change::None, cfg, max_splits, 1);
+        let t = replay_splits(a, &split(d, 1), &Change::None, cfg);
+        if t.checks == 0 {
+            continue;
+        }
         let (lo, hi) = wilson(t.failed, t.checks);
         println!(
             "| {nb} × {nc} | {} | {} | {} – {} | {} | {} |",
@@ -422,12 +430,11 @@ fn false_alarms(a: &[Launch], cfg: &GateConfig, max_splits: usize, confirm: usiz
 /// once and with each check's last N candidate launches held back as the confirmation
 /// (`check --results --confirm N`), with Wilson's 95 % interval, beside the share of checks that
 /// catch a uniform 10 % slowdown either way and the gated rows that pass.
-fn offline(a: &[Launch], cfg: &GateConfig, max_splits: usize, hold: u32) {
+fn offline(a: &[Launch], cfg: &GateConfig, split: SplitFn<'_>, hold: u32) {
     println!("| launches (base × cand) | checks | false alarms, once | 95 % interval | held out ({hold}): false alarms | 95 % interval | gated rows PASS | 10 % slower, all: FAIL once | held out |");
     println!("|---|---:|---:|---|---:|---|---:|---:|---:|");
-    let again =
-        |d: Design, c: &Change, seed: u64| replay_held_out(a, d, c, cfg, max_splits, seed, hold);
-    once_and_again(a, cfg, max_splits, 0, &again);
+    let again = |sp: &[Split], c: &Change, _seed: u64| replay_held_out_on(a, sp, c, cfg, hold);
+    once_and_again(a, cfg, split, 0, &again);
 }
 
 /// One table row per design (those that leave `extra` launches over): false alarms decided once
@@ -436,9 +443,9 @@ fn offline(a: &[Launch], cfg: &GateConfig, max_splits: usize, hold: u32) {
 fn once_and_again(
     a: &[Launch],
     cfg: &GateConfig,
-    max_splits: usize,
+    split: SplitFn<'_>,
     extra: usize,
-    again: &dyn Fn(Design, &Change, u64) -> Tally,
+    again: &dyn Fn(&[Split], &Change, u64) -> Tally,
 ) {
     let slower = Change::Slower {
         pct: 10.0,
@@ -452,10 +459,14 @@ fn once_and_again(
             n_base: nb,
             n_cur: nc,
         };
-        let t = replay(a, d, &Change::None, cfg, max_splits, 1);
-        let t2 = again(d, &Change::None, 1);
-        let p = replay(a, d, &slower, cfg, max_splits, 2);
-        let p2 = again(d, &slower, 2);
+        let (sp1, sp2) = (split(d, 1), split(d, 2));
+        let t = replay_splits(a, &sp1, &Change::None, cfg);
+        let t2 = again(&sp1, &Change::None, 1);
+        if t.checks == 0 {
+            continue;
+        }
+        let p = replay_splits(a, &sp2, &slower, cfg);
+        let p2 = again(&sp2, &slower, 2);
         let (lo, hi) = wilson(t.failed, t.checks);
         let (lo2, hi2) = wilson(t2.failed, t2.checks);
         println!(
@@ -487,6 +498,7 @@ fn main() {
     let mut delta_only = false;
     let mut confirm = 0;
     let mut held_out = None;
+    let mut by_session = false;
     let mut effect_spec = None;
     let mut cfg = GateConfig::default();
     while let Some(a) = args.next() {
@@ -498,6 +510,7 @@ fn main() {
             "--delta-only" => delta_only = true,
             "--confirm" => confirm = args.next().and_then(|v| v.parse().ok()).expect("N"),
             "--offline" => held_out = args.next().and_then(|v| v.parse().ok()),
+            "--by-session" => by_session = true,
             "--effect" => effect_spec = Some(args.next().expect("--effect METRIC:PCT:SCENARIO")),
             "--gate" => {
                 let p = PathBuf::from(args.next().expect("--gate FILE"));
@@ -531,12 +544,19 @@ fn main() {
         effect(&a, &cfg, spec, max_splits);
         return;
     }
+    let split = |d: Design, seed: u64| {
+        if by_session {
+            session_splits(&a, d, max_splits, seed)
+        } else {
+            splits(a.len(), d, max_splits, seed)
+        }
+    };
     if let Some(hold) = held_out {
-        offline(&a, &cfg, max_splits, hold);
+        offline(&a, &cfg, &split, hold);
         return;
     }
     if alarms_only {
-        false_alarms(&a, &cfg, max_splits, confirm);
+        false_alarms(&a, &cfg, &split, confirm);
         return;
     }
     println!("correlation of launch values between scenarios (each pair of scenarios):");

@@ -273,15 +273,7 @@ pub fn replay_splits(
     change: &Change,
     cfg: &GateConfig,
 ) -> Tally {
-    let mut t = Tally::default();
-    for (b, c) in splits {
-        let (base, cur) = (side(launches, b, None), side(launches, c, Some(change)));
-        t.add(&evaluate(Inputs {
-            kind: "replay",
-            ..Inputs::new(&base, &cur, cfg)
-        }));
-    }
-    t
+    replay_confirmed_on(launches, splits, change, cfg, 0, 0)
 }
 
 fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
@@ -330,14 +322,31 @@ pub fn replay_confirmed(
     seed: u64,
     confirm: usize,
 ) -> Tally {
-    let mut t = Tally::default();
     if d.n_base + d.n_cur + confirm > launches.len() {
-        return t;
+        return Tally::default();
     }
+    let sp = splits(launches.len(), d, max_splits, seed);
+    replay_confirmed_on(launches, &sp, change, cfg, seed, confirm)
+}
+
+/// [`replay_confirmed`] over the given splits (e.g. [`session_splits`]); a split that leaves
+/// fewer than `confirm` launches over for a FAIL's confirmation is skipped.
+pub fn replay_confirmed_on(
+    launches: &[Launch],
+    splits: &[(Vec<usize>, Vec<usize>)],
+    change: &Change,
+    cfg: &GateConfig,
+    seed: u64,
+    confirm: usize,
+) -> Tally {
+    let mut t = Tally::default();
     let mut rng = StdRng::seed_from_u64(seed ^ 0x5eed_c0f1);
     let side = |idx: &[usize], changed: bool| side(launches, idx, changed.then_some(change));
-    for (b, c) in splits(launches.len(), d, max_splits, seed) {
-        let (base, cur) = (side(&b, false), side(&c, true));
+    for (b, c) in splits {
+        if b.len() + c.len() + confirm > launches.len() {
+            continue;
+        }
+        let (base, cur) = (side(b, false), side(c, true));
         let rep = evaluate(Inputs {
             kind: "replay",
             ..Inputs::new(&base, &cur, cfg)
@@ -346,7 +355,7 @@ pub fn replay_confirmed(
             t.add(&rep);
             continue;
         }
-        let rest = confirmation_order(launches, &b, &c, &mut rng);
+        let rest = confirmation_order(launches, b, c, &mut rng);
         let more: Vec<usize> = c.iter().chain(&rest[..confirm]).copied().collect();
         let all = side(&more, true);
         let again = evaluate(Inputs {
@@ -397,12 +406,21 @@ pub fn replay_held_out(
     seed: u64,
     hold: u32,
 ) -> Tally {
+    let sp = splits(launches.len(), d, max_splits, seed);
+    replay_held_out_on(launches, &sp, change, cfg, hold)
+}
+
+/// [`replay_held_out`] over the given splits (e.g. [`session_splits`]).
+pub fn replay_held_out_on(
+    launches: &[Launch],
+    splits: &[(Vec<usize>, Vec<usize>)],
+    change: &Change,
+    cfg: &GateConfig,
+    hold: u32,
+) -> Tally {
     let mut t = Tally::default();
-    if d.n_base + d.n_cur > launches.len() {
-        return t;
-    }
-    for (b, c) in splits(launches.len(), d, max_splits, seed) {
-        let (base, cur) = (side(launches, &b, None), side(launches, &c, Some(change)));
+    for (b, c) in splits {
+        let (base, cur) = (side(launches, b, None), side(launches, c, Some(change)));
         let input = Inputs {
             kind: "replay",
             ..Inputs::new(&base, &cur, cfg)
