@@ -83,11 +83,11 @@ pub struct AbArgs {
     pub json: Option<PathBuf>,
 
     /// Also write the report as markdown to this file; default: OUTPUT_DIR/report.md.
-    #[arg(long, value_name = "OUT")]
+    #[arg(long, value_name = "OUT", value_parser = super::report_file)]
     pub markdown: Option<PathBuf>,
 
     /// Also write the sign-off page to this file; default: OUTPUT_DIR/report.html.
-    #[arg(long, value_name = "OUT.html")]
+    #[arg(long, value_name = "OUT.html", value_parser = super::report_file)]
     pub html: Option<PathBuf>,
 
     /// Gate settings (TOML) applied over the suite's `[gate]` table.

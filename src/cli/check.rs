@@ -43,10 +43,10 @@ pub struct CheckArgs {
     #[arg(long, value_name = "OUT")]
     pub json: Option<PathBuf>,
     /// Also write the report as markdown (PR comment, job summary) to this file.
-    #[arg(long, value_name = "OUT")]
+    #[arg(long, value_name = "OUT", value_parser = super::report_file)]
     pub markdown: Option<PathBuf>,
     /// Also write the sign-off page (self-contained HTML with plots) to this file.
-    #[arg(long, value_name = "OUT.html")]
+    #[arg(long, value_name = "OUT.html", value_parser = super::report_file)]
     pub html: Option<PathBuf>,
     /// Gate settings (TOML) applied over the baseline's `[gate]` table.
     #[arg(long, value_name = "FILE")]

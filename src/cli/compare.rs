@@ -21,6 +21,6 @@ pub struct CompareArgs {
     #[arg(long)]
     pub markdown: bool,
     /// Also write the side by side as a self-contained HTML page with plots.
-    #[arg(long, value_name = "OUT.html")]
+    #[arg(long, value_name = "OUT.html", value_parser = super::report_file)]
     pub html: Option<PathBuf>,
 }

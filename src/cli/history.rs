@@ -19,7 +19,7 @@ pub struct HistoryArgs {
     #[arg(long = "model", value_name = "MODEL")]
     pub models: Vec<String>,
     /// Also write the HTML page with one chart per model and metric.
-    #[arg(long, value_name = "OUT.html")]
+    #[arg(long, value_name = "OUT.html", value_parser = super::report_file)]
     pub html: Option<PathBuf>,
     /// Points on each side of a boundary in the two-window test.
     #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=50))]

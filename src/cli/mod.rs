@@ -137,6 +137,17 @@ where
     out
 }
 
+/// A report file (`--markdown`, `--html`): a path, never `-`. Only `--json -` means stdout (the
+/// table then goes to stderr); taken as a path, `-` would quietly become a file of that name.
+pub fn report_file(s: &str) -> Result<std::path::PathBuf, String> {
+    match s {
+        "-" => Err(
+            "`-` is not stdout for this report (only `--json -` is one): give a file path".into(),
+        ),
+        _ => Ok(s.into()),
+    }
+}
+
 /// Parse a command line (after [`normalize_args`]).
 pub fn parse_from<I, T>(args: I) -> Result<Cli, clap::Error>
 where

@@ -9,7 +9,7 @@ use clap::Args;
 #[derive(Debug, Args)]
 pub struct ReportArgs {
     /// The HTML file to write.
-    #[arg(long, value_name = "OUT.html")]
+    #[arg(long, value_name = "OUT.html", value_parser = super::report_file)]
     pub html: PathBuf,
     /// A check report (`perfgate check --json`, or `report.json` of a live run). Its baseline and
     /// results files are read for the plots when they exist (see `--baseline`, `--results`).

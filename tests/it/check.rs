@@ -263,6 +263,51 @@ fn gate_file_overrides_and_bad_input_exit_2() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("bad.jsonl:1"));
 }
 
+/// `-` means stdout for `--json` only; for a markdown or HTML report it is refused at once (exit 2,
+/// before anything is read or launched) instead of becoming a file named `-`.
+#[test]
+fn a_dash_for_a_markdown_or_html_report_is_a_usage_error_not_a_file() {
+    let case = Case::launched();
+    let res = case.results("same.jsonl", &on_launches(&seed_records(), "C", 3));
+    for (cmd, flag) in [
+        ("check", "--markdown"),
+        ("check", "--html"),
+        ("ab", "--markdown"),
+        ("report", "--html"),
+    ] {
+        let mut c = perfgate();
+        c.current_dir(case.dir.path()).arg(cmd);
+        if cmd == "check" {
+            c.arg("--baseline")
+                .arg(&case.baseline)
+                .arg("--results")
+                .arg(&res);
+        }
+        let out = c.args([flag, "-"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd} {flag}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("is not stdout for this report"),
+            "{cmd} {flag}: {err}"
+        );
+        assert!(!case.dir.path().join("-").exists(), "{cmd} {flag}");
+    }
+    // `--json -` still is stdout.
+    let out = perfgate()
+        .current_dir(case.dir.path())
+        .arg("check")
+        .arg("--baseline")
+        .arg(&case.baseline)
+        .arg("--results")
+        .arg(&res)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["verdict"], "pass", "{v}");
+    assert!(!case.dir.path().join("-").exists());
+}
+
 /// The done-when cases on the committed seed baseline: same, one scenario 20 % slower, 20 %
 /// better, every value jittered by ±1 %.
 #[test]
