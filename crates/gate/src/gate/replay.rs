@@ -31,7 +31,15 @@ impl Launch {
             records,
         }
     }
+
+    /// The recording session of the launch (its first record's).
+    fn session(&self) -> Option<String> {
+        self.records.first().and_then(|r| r.session_id.clone())
+    }
 }
+
+/// One way to split launches: the baseline's and the candidate's, as indices.
+pub type Split = (Vec<usize>, Vec<usize>);
 
 /// A known change applied to the candidate's launches.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,7 +208,7 @@ fn class_name(scope: Scope, metric: &str) -> String {
 
 /// Up to `max` distinct ways to draw a baseline of `d.n_base` and a disjoint candidate of
 /// `d.n_cur` from `n` launches: all of them when there are few, else a seeded sample.
-pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<(Vec<usize>, Vec<usize>)> {
+pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
     let mut all = Vec::new();
     if d.n_base + d.n_cur > n || d.n_base == 0 || d.n_cur == 0 {
         return all;
@@ -211,34 +219,23 @@ pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<(Vec<usize>, Ve
             all.push((base.clone(), cur.iter().map(|&i| rest[i]).collect()));
         }
     }
-    if all.len() > max {
-        let mut rng = StdRng::seed_from_u64(seed);
-        all.shuffle(&mut rng);
-        all.truncate(max);
-    }
-    all
+    sample(all, max, seed)
 }
 
 /// Up to `max` session splits of design `d`: a baseline of `d.n_base` launches all of one
 /// recording session and a candidate of `d.n_cur` all of another, every ordered pair of sessions
 /// (the split a stored baseline and a later check make), all of them when there are few, else a
 /// seeded sample. Launches without a session id are one session.
-pub fn session_splits(
-    launches: &[Launch],
-    d: Design,
-    max: usize,
-    seed: u64,
-) -> Vec<(Vec<usize>, Vec<usize>)> {
-    let session = |l: &Launch| l.records.first().and_then(|r| r.session_id.clone());
+pub fn session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
     let mut sessions = Vec::new();
     for l in launches {
-        if !sessions.contains(&session(l)) {
-            sessions.push(session(l));
+        if !sessions.contains(&l.session()) {
+            sessions.push(l.session());
         }
     }
     let of = |s: &Option<String>| -> Vec<usize> {
         (0..launches.len())
-            .filter(|&i| session(&launches[i]) == *s)
+            .filter(|&i| launches[i].session() == *s)
             .collect()
     };
     let mut all = Vec::new();
@@ -258,6 +255,11 @@ pub fn session_splits(
             }
         }
     }
+    sample(all, max, seed)
+}
+
+/// All of `all` when there are at most `max`, else a seeded sample of `max`.
+fn sample(mut all: Vec<Split>, max: usize, seed: u64) -> Vec<Split> {
     if all.len() > max {
         let mut rng = StdRng::seed_from_u64(seed);
         all.shuffle(&mut rng);
@@ -269,7 +271,7 @@ pub fn session_splits(
 /// Checks of the given splits, decided once, the candidate's launches changed by `change`.
 pub fn replay_splits(
     launches: &[Launch],
-    splits: &[(Vec<usize>, Vec<usize>)],
+    splits: &[Split],
     change: &Change,
     cfg: &GateConfig,
 ) -> Tally {
@@ -333,7 +335,7 @@ pub fn replay_confirmed(
 /// fewer than `confirm` launches over for a FAIL's confirmation is skipped.
 pub fn replay_confirmed_on(
     launches: &[Launch],
-    splits: &[(Vec<usize>, Vec<usize>)],
+    splits: &[Split],
     change: &Change,
     cfg: &GateConfig,
     seed: u64,
@@ -383,14 +385,8 @@ fn confirmation_order(
         .filter(|i| !base.contains(i) && !cand.contains(i))
         .collect();
     rest.shuffle(rng);
-    let session = |i: usize| {
-        launches[i]
-            .records
-            .first()
-            .and_then(|r| r.session_id.clone())
-    };
-    let now = cand.last().and_then(|&i| session(i));
-    rest.sort_by_key(|&i| session(i) != now); // stable: keeps the seeded order within each
+    let now = cand.last().and_then(|&i| launches[i].session());
+    rest.sort_by_key(|&i| launches[i].session() != now); // stable: keeps the seeded order within each
     rest
 }
 
@@ -413,7 +409,7 @@ pub fn replay_held_out(
 /// [`replay_held_out`] over the given splits (e.g. [`session_splits`]).
 pub fn replay_held_out_on(
     launches: &[Launch],
-    splits: &[(Vec<usize>, Vec<usize>)],
+    splits: &[Split],
     change: &Change,
     cfg: &GateConfig,
     hold: u32,

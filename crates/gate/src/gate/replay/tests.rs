@@ -1,6 +1,19 @@
 use super::*;
 use crate::sample::record;
 
+/// One launch per entry of `sessions`, named `l0`, `l1`, …, in that session.
+fn launches_in(sessions: &[&str]) -> Vec<Launch> {
+    sessions
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut r = record("m", 100, 1.0, 1.0);
+            r.session_id = Some(s.to_string());
+            Launch::new(&format!("l{i}"), vec![r])
+        })
+        .collect()
+}
+
 #[test]
 fn splits_are_disjoint_and_complete() {
     let s = splits(
@@ -44,17 +57,8 @@ fn splits_are_disjoint_and_complete() {
 
 #[test]
 fn confirmation_launches_come_from_the_candidates_session_first() {
-    let launch = |i: usize, session: &str| {
-        let mut r = record("m", 100, 1.0, 1.0);
-        r.session_id = Some(session.into());
-        Launch::new(&format!("l{i}"), vec![r])
-    };
     let sessions = ["a", "a", "b", "b", "a", "b", "a", "b"];
-    let ls: Vec<Launch> = sessions
-        .iter()
-        .enumerate()
-        .map(|(i, s)| launch(i, s))
-        .collect();
+    let ls = launches_in(&sessions);
     for seed in 0..20 {
         let mut rng = StdRng::seed_from_u64(seed);
         // Baseline 0 and 2; candidate 3 (session b): the others of b (5, 7), then of a.
@@ -73,18 +77,9 @@ fn confirmation_launches_come_from_the_candidates_session_first() {
 
 #[test]
 fn session_splits_keep_each_side_in_one_session() {
-    let launch = |i: usize, session: &str| {
-        let mut r = record("m", 100, 1.0, 1.0);
-        r.session_id = Some(session.into());
-        Launch::new(&format!("l{i}"), vec![r])
-    };
     // Sessions a (3 launches), b (4), c (1).
     let sessions = ["a", "b", "a", "b", "b", "a", "b", "c"];
-    let ls: Vec<Launch> = sessions
-        .iter()
-        .enumerate()
-        .map(|(i, s)| launch(i, s))
-        .collect();
+    let ls = launches_in(&sessions);
     let d = Design {
         n_base: 2,
         n_cur: 2,
