@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{
     replay, replay_ab, replay_confirmed_on, replay_held_out_on, replay_splits, session_splits,
-    side, splits, AbTally, Change, Design, Launch, Tally,
+    side, splits, AbTally, Change, Design, Launch, Split, Tally,
 };
 use perfgate::gate::{confirm_held_out, evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
@@ -117,6 +117,45 @@ fn launch_correlations(a: &[Launch], scenarios: &[String], cfg: &GateConfig) {
 /// `equivalence_alpha`, 5 %): per scenario, the candidate's throughput × 0.95 (δ 5 %) or its median
 /// TTFT × 1.10 (δ 10 %) in that scenario only, and the share of checks that row passes.
 fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_splits: usize) {
+    println!();
+    println!("a row worse by exactly δ: share of checks in which it PASSes (should be ≤ 5 %):");
+    let random = |d: Design, seed: u64| splits(a.len(), d, max_splits, seed);
+    delta_table(a, scenarios, cfg, &random, (5, 6));
+    // The same on session splits: each side all of one session, the candidate's another.
+    let by_session = |d: Design, seed: u64| session_splits(a, d, max_splits, seed);
+    if by_session(DELTA_DESIGNS[0], 0).is_empty() {
+        return;
+    }
+    println!();
+    println!("the same on session splits (the baseline's launches of one session, the candidate's of another):");
+    delta_table(a, scenarios, cfg, &by_session, (7, 7));
+}
+
+const DELTA_DESIGNS: [Design; 3] = [
+    Design {
+        n_base: 2,
+        n_cur: 2,
+    },
+    Design {
+        n_base: 3,
+        n_cur: 3,
+    },
+    Design {
+        n_base: 5,
+        n_cur: 3,
+    },
+];
+
+/// One worse-by-δ table over the splits `split` draws (seeded `seeds.0` for the throughput row,
+/// `seeds.1` for the TTFT row): per scenario and design, the share of checks in which the row
+/// passes, with Wilson's 95 % interval and the checks behind it.
+fn delta_table(
+    a: &[Launch],
+    scenarios: &[String],
+    cfg: &GateConfig,
+    split: SplitFn<'_>,
+    seeds: (u64, u64),
+) {
     // The share with Wilson's 95 % interval, from the row's (rows, pass) counts.
     let share = |t: &Tally, s: &str, metric: &str| -> String {
         let Some(&(_, n, k)) = t.by_row.iter().find(|x| x.0 .0 == *s && x.0 .1 == metric) else {
@@ -125,7 +164,10 @@ fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_spli
         let (lo, hi) = wilson(k, n);
         format!("{} ({} – {}; {n})", pct(ratio(k, n)), pct(lo), pct(hi))
     };
-    let changes = |s: &String| {
+    println!();
+    println!("| scenario | design | output_throughput × 0.95: PASS (95 % interval; checks) | median_ttft_ms × 1.10: PASS (95 % interval; checks) |");
+    println!("|---|---|--:|--:|");
+    for s in scenarios {
         let thr = Change::Slower {
             pct: 5.0,
             scenario: Some(s.clone()),
@@ -135,41 +177,9 @@ fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_spli
             pct: 10.0,
             scenario: Some(s.clone()),
         };
-        (thr, ttft)
-    };
-    let designs = [(2, 2), (3, 3), (5, 3)].map(|(n_base, n_cur)| Design { n_base, n_cur });
-    println!();
-    println!("a row worse by exactly δ: share of checks in which it PASSes (should be ≤ 5 %):");
-    println!();
-    println!("| scenario | design | output_throughput × 0.95: PASS (95 % interval; checks) | median_ttft_ms × 1.10: PASS (95 % interval; checks) |");
-    println!("|---|---|--:|--:|");
-    for s in scenarios {
-        let (thr, ttft) = changes(s);
-        for d in designs {
-            let t = replay(a, d, &thr, cfg, max_splits, 5);
-            let l = replay(a, d, &ttft, cfg, max_splits, 6);
-            let (t, l) = (
-                share(&t, s, "output_throughput"),
-                share(&l, s, "median_ttft_ms"),
-            );
-            println!("| {s} | {} × {} | {t} | {l} |", d.n_base, d.n_cur);
-        }
-    }
-    // The same on session splits: each side all of one session, the candidate's another.
-    if session_splits(a, designs[0], 1, 0).is_empty() {
-        return;
-    }
-    println!();
-    println!("the same on session splits (the baseline's launches of one session, the candidate's of another):");
-    println!();
-    println!("| scenario | design | output_throughput × 0.95: PASS (95 % interval; checks) | median_ttft_ms × 1.10: PASS (95 % interval; checks) |");
-    println!("|---|---|--:|--:|");
-    for s in scenarios {
-        let (thr, ttft) = changes(s);
-        for d in designs {
-            let sp = session_splits(a, d, max_splits, 7);
-            let t = replay_splits(a, &sp, &thr, cfg);
-            let l = replay_splits(a, &sp, &ttft, cfg);
+        for d in DELTA_DESIGNS {
+            let t = replay_splits(a, &split(d, seeds.0), &thr, cfg);
+            let l = replay_splits(a, &split(d, seeds.1), &ttft, cfg);
             let (t, l) = (
                 share(&t, s, "output_throughput"),
                 share(&l, s, "median_ttft_ms"),
@@ -386,9 +396,6 @@ const DESIGNS: [(usize, usize); 12] = [
 /// The splits of one design, seeded: random ([`splits`]) or, with `--by-session`, each side of one
 /// recording session ([`session_splits`]).
 type SplitFn<'a> = &'a dyn Fn(Design, u64) -> Vec<Split>;
-
-/// One split: the baseline's launches and the candidate's, as indices.
-type Split = (Vec<usize>, Vec<usize>);
 
 /// `--alarms-only`: the false alarms of an unchanged engine per design, with Wilson's 95 %
 /// interval, decided once and, with `--confirm N`, as `check --confirm N` decides (the
