@@ -622,6 +622,19 @@ fn a_row_noisier_than_its_class_passes_only_on_its_own_launches() {
     );
 }
 
+/// `launches` launches of [`quiet_suite`] (0.2 % wiggle) in session `name`, model `m/b`'s
+/// 200-prompt median TTFT × `loud`.
+fn loud_session(name: &str, launches: usize, loud: f64) -> Vec<ScenarioResult> {
+    let mut recs = quiet_suite(launches, 0.002);
+    for r in &mut recs {
+        r.session_id = Some(name.into());
+        if r.model == "m/b" && r.params.num_prompts == 200 {
+            *r.stats.get_mut("median_ttft_ms").unwrap() *= loud;
+        }
+    }
+    recs
+}
+
 #[test]
 fn a_row_whose_sessions_differ_more_than_its_metrics_passes_only_on_its_own() {
     // A baseline over two sessions: every row's launches wiggle by 0.2 % and its sessions agree,
@@ -629,19 +642,9 @@ fn a_row_whose_sessions_differ_more_than_its_metrics_passes_only_on_its_own() {
     // candidate, a third session, is at every row's baseline mean: no change. The metric's λ,
     // pooled over its six rows, is a sixth of that row's own; on the metric's λ its bound is
     // within the 10 % tolerance, on its own sessions (one comparison) it is not.
-    let session = |name: &str, loud: f64| {
-        let mut recs = quiet_suite(3, 0.002);
-        for r in &mut recs {
-            r.session_id = Some(name.into());
-            if r.model == "m/b" && r.params.num_prompts == 200 {
-                *r.stats.get_mut("median_ttft_ms").unwrap() *= loud;
-            }
-        }
-        recs
-    };
-    let mut base = session("s1", 0.97);
-    base.extend(session("s2", 1.03));
-    let cur = session("s3", 1.0);
+    let mut base = loud_session("s1", 3, 0.97);
+    base.extend(loud_session("s2", 3, 1.03));
+    let cur = loud_session("s3", 3, 1.0);
     let rep = eval(&base, &cur);
     let row = verdict_of(&rep, "m/b", 200, "median_ttft_ms");
     let t = row.test.unwrap();
@@ -667,19 +670,9 @@ fn a_baseline_of_one_launch_per_session_shows_its_session_offset() {
     // second: the candidate's launches give the launch noise, and the baseline's two sessions,
     // 6 % apart where launches wiggle by 0.2 %, show a session offset. On the metric's λ the row
     // would pass; on its own sessions it may not.
-    let session = |name: &str, launches: usize, loud: f64| {
-        let mut recs = quiet_suite(launches, 0.002);
-        for r in &mut recs {
-            r.session_id = Some(name.into());
-            if r.model == "m/b" && r.params.num_prompts == 200 {
-                *r.stats.get_mut("median_ttft_ms").unwrap() *= loud;
-            }
-        }
-        recs
-    };
-    let mut base = session("s1", 1, 0.97);
-    base.extend(session("s2", 1, 1.03));
-    let cur = session("s2", 3, 1.03);
+    let mut base = loud_session("s1", 1, 0.97);
+    base.extend(loud_session("s2", 1, 1.03));
+    let cur = loud_session("s2", 3, 1.03);
     let rep = eval(&base, &cur);
     let row = verdict_of(&rep, "m/b", 200, "median_ttft_ms");
     let t = row.test.unwrap();
