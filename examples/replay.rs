@@ -19,7 +19,9 @@
 //! on session splits; `--effect`: a known
 //! change of one latency family in one scenario, applied to the candidate's launches, caught
 //! or not per design up to all launches; `--by-session` with `--alarms-only` or `--offline`:
-//! session splits instead of random ones, each side all of one recording session)
+//! session splits instead of random ones, each side all of one recording session;
+//! `--new-session`: the candidate all of one session, the baseline from the others spanning at
+//! least two, as a baseline recorded over sittings and checked in a new one)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -29,8 +31,8 @@ use std::path::{Path, PathBuf};
 
 use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{
-    replay, replay_ab, replay_confirmed_on, replay_held_out_on, replay_splits, session_splits,
-    side, splits, AbTally, Change, Design, Launch, Split, Tally,
+    new_session_splits, replay, replay_ab, replay_confirmed_on, replay_held_out_on, replay_splits,
+    session_splits, side, splits, AbTally, Change, Design, Launch, Split, Tally,
 };
 use perfgate::gate::{confirm_held_out, evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
@@ -129,6 +131,14 @@ fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_spli
     println!();
     println!("the same on session splits (the baseline's launches of one session, the candidate's of another):");
     delta_table(a, scenarios, cfg, &by_session, (7, 7));
+    // And on new-session splits: a baseline over ≥ 2 sessions, the candidate's another.
+    let new_session = |d: Design, seed: u64| new_session_splits(a, d, max_splits, seed);
+    if new_session(DELTA_DESIGNS[0], 0).is_empty() {
+        return;
+    }
+    println!();
+    println!("the same on new-session splits (the baseline's launches spanning ≥ 2 sessions, the candidate's of another):");
+    delta_table(a, scenarios, cfg, &new_session, (9, 9));
 }
 
 const DELTA_DESIGNS: [Design; 3] = [
@@ -506,6 +516,7 @@ fn main() {
     let mut confirm = 0;
     let mut held_out = None;
     let mut by_session = false;
+    let mut new_session = false;
     let mut effect_spec = None;
     let mut cfg = GateConfig::default();
     while let Some(a) = args.next() {
@@ -518,6 +529,7 @@ fn main() {
             "--confirm" => confirm = args.next().and_then(|v| v.parse().ok()).expect("N"),
             "--offline" => held_out = args.next().and_then(|v| v.parse().ok()),
             "--by-session" => by_session = true,
+            "--new-session" => new_session = true,
             "--effect" => effect_spec = Some(args.next().expect("--effect METRIC:PCT:SCENARIO")),
             "--gate" => {
                 let p = PathBuf::from(args.next().expect("--gate FILE"));
@@ -552,7 +564,9 @@ fn main() {
         return;
     }
     let split = |d: Design, seed: u64| {
-        if by_session {
+        if new_session {
+            new_session_splits(&a, d, max_splits, seed)
+        } else if by_session {
             session_splits(&a, d, max_splits, seed)
         } else {
             splits(a.len(), d, max_splits, seed)

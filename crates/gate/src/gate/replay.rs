@@ -258,6 +258,43 @@ pub fn session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> 
     sample(all, max, seed)
 }
 
+/// Up to `max` new-session splits of design `d`: a candidate of `d.n_cur` launches all of one
+/// session, and a baseline of `d.n_base` launches from the other sessions that spans at least
+/// two of them (a baseline recorded over sittings, then checked in a new one: the workflow
+/// that measures the session offset instead of assuming it). Every session takes its turn as
+/// the candidate's; all splits when there are few, else a seeded sample. Empty with fewer than
+/// three sessions.
+pub fn new_session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
+    let sessions: Vec<Option<String>> = launches.iter().fold(Vec::new(), |mut v, l| {
+        if !v.contains(&l.session()) {
+            v.push(l.session());
+        }
+        v
+    });
+    let mut all = Vec::new();
+    if sessions.len() < 3 || d.n_base < 2 || d.n_cur == 0 {
+        return all;
+    }
+    for y in &sessions {
+        let (others, own): (Vec<usize>, Vec<usize>) =
+            (0..launches.len()).partition(|&i| launches[i].session() != *y);
+        if others.len() < d.n_base || own.len() < d.n_cur {
+            continue;
+        }
+        for b in combinations(others.len(), d.n_base) {
+            let base: Vec<usize> = b.iter().map(|&i| others[i]).collect();
+            let first = launches[base[0]].session();
+            if base.iter().all(|&i| launches[i].session() == first) {
+                continue;
+            }
+            for c in combinations(own.len(), d.n_cur) {
+                all.push((base.clone(), c.iter().map(|&i| own[i]).collect()));
+            }
+        }
+    }
+    sample(all, max, seed)
+}
+
 /// All of `all` when there are at most `max`, else a seeded sample of `max`.
 fn sample(mut all: Vec<Split>, max: usize, seed: u64) -> Vec<Split> {
     if all.len() > max {

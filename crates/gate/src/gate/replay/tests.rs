@@ -106,6 +106,37 @@ fn session_splits_keep_each_side_in_one_session() {
 }
 
 #[test]
+fn new_session_splits_give_the_baseline_two_sessions_and_the_candidate_another() {
+    // Sessions a (3 launches), b (4), c (1).
+    let sessions = ["a", "b", "a", "b", "b", "a", "b", "c"];
+    let ls = launches_in(&sessions);
+    let d = Design {
+        n_base: 2,
+        n_cur: 1,
+    };
+    let s = new_session_splits(&ls, d, 1000, 1);
+    // Candidate in a (3 ways): baselines from b and c spanning both, 4·1; in b (4 ways): a and
+    // c, 3·1; in c (1 way): a and b, 3·4. 3·4 + 4·3 + 1·12 = 36.
+    assert_eq!(s.len(), 36);
+    for (b, c) in &s {
+        assert!(c.iter().all(|&i| sessions[i] == sessions[c[0]]), "{c:?}");
+        assert!(
+            b.iter().all(|&i| sessions[i] != sessions[c[0]]),
+            "{b:?} {c:?}"
+        );
+        assert!(b.iter().any(|&i| sessions[i] != sessions[b[0]]), "{b:?}");
+    }
+    assert_eq!(new_session_splits(&ls, d, 10, 1).len(), 10);
+    // Two sessions, or a baseline of one launch, cannot do it.
+    assert!(new_session_splits(&ls[..7], d, 1000, 1).is_empty());
+    let one = Design {
+        n_base: 1,
+        n_cur: 1,
+    };
+    assert!(new_session_splits(&ls, one, 1000, 1).is_empty());
+}
+
+#[test]
 fn a_slower_engine_is_slower_everywhere() {
     let r = record("m", 100, 1.0, 1.0);
     let s = Change::Slower {
