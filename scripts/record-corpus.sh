@@ -22,7 +22,9 @@
 #   slow-one  fewer concurrent sequences (vLLM --max-num-seqs 2, llama.cpp --parallel 2): only the
 #             concurrency-4 scenario queues; the others are unchanged
 # Environment: SESSION (default: UTC date and time), VARIANTS (default "same slow-all slow-one"),
-# RUNS (runs per launch, default 1), PERFGATE_BIN (default: a debug build in CARGO_TARGET_DIR).
+# RUNS (runs per launch, default 1), PERFGATE_BIN (default: a debug build in CARGO_TARGET_DIR),
+# SUITE (default: the engine's suite above; a corpus's own `suite.toml` to add a session to a
+# corpus recorded with an earlier suite, so that every launch ran the same scenarios).
 # Record only on a quiet machine: another build on the cores shows up as noise in every number.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -47,7 +49,7 @@ while True:
 BUSY="$HOG & exec taskset -c 0"
 case "$ENGINE" in
     vllm)
-        SUITE=suites/cpu-vllm.toml
+        SUITE=${SUITE:-suites/cpu-vllm.toml}
         # The suite's command; {extra_args} carries its served name and CPU flags.
         BASE='"$PERFGATE_VLLM" serve "$PERFGATE_VLLM_MODEL" --host 127.0.0.1 --port {port}{extra_args}'
         # vLLM's worker runs on core 0 (its API server keeps core 1), so the busy loop shares it.
@@ -56,7 +58,7 @@ case "$ENGINE" in
         ;;
     llama.cpp | llamacpp)
         ENGINE=llama.cpp
-        SUITE=suites/cpu-llamacpp.toml
+        SUITE=${SUITE:-suites/cpu-llamacpp.toml}
         BASE='"$PERFGATE_LLAMACPP_PYTHON" "$PERFGATE_LLAMACPP_LAUNCHER" --model "$PERFGATE_MODEL" --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --threads 1 --metrics{extra_args}'
         # Every variant on core 0, so that only the variant differs.
         SLOW_ALL="$BUSY $BASE --parallel 4"
