@@ -17,7 +17,7 @@ fn run(args: &[&str]) -> (bool, String, String) {
     )
 }
 
-/// The corpus's 16 launches of the unchanged engine, over 2 sessions.
+/// The corpus's 32 launches of the unchanged engine, over 4 sessions.
 fn same_launches() -> Vec<String> {
     let mut v: Vec<String> = std::fs::read_dir(CORPUS)
         .unwrap()
@@ -33,7 +33,7 @@ fn plan_on_the_cpu_corpus_costs_its_levels_and_saves_a_design() {
     let dir = tempfile::tempdir().unwrap();
     let save = dir.path().join("plan.toml");
     let files = same_launches();
-    assert_eq!(files.len(), 16);
+    assert_eq!(files.len(), 32);
     let tsv = format!("{CORPUS}/launches.tsv");
     let mut args = vec!["plan", "--launches-tsv", &tsv, "--delta-pct", "20"];
     args.extend([
@@ -48,7 +48,7 @@ fn plan_on_the_cpu_corpus_costs_its_levels_and_saves_a_design() {
     assert!(ok, "{err}");
     let p: serde_json::Value = serde_json::from_str(&out).unwrap();
     // Costs from the records and launches.tsv: a run of the 3 scenarios takes 14–16 s of
-    // `duration` in this corpus, a launch 21–26 s of wall time in all.
+    // `duration` in this corpus, a launch 21–31 s of wall time in all.
     let c = &p["costs"][0][1];
     let (startup, run_s) = (
         c["startup_s"].as_f64().unwrap(),
@@ -56,27 +56,25 @@ fn plan_on_the_cpu_corpus_costs_its_levels_and_saves_a_design() {
     );
     assert!((12.0..18.0).contains(&run_s), "{c}");
     assert!((2.0..14.0).contains(&startup), "{c}");
-    // Every row has its components: 2 sessions, one run per launch (no run component).
+    // Every row has its components: 4 sessions, one run per launch (no run component).
     let rows = p["rows"].as_array().unwrap();
     assert!(rows.len() > 30);
     for r in rows {
         assert!(r["launch_var"].as_f64().is_some(), "{r}");
         assert!(r["run_var"].is_null(), "{r}");
-        assert_eq!(r["session_df"], 1.0, "{r}");
+        assert_eq!(r["session_df"], 3.0, "{r}");
     }
-    // The suite's designs reach the power they were planned for.
-    for kind in ["check", "ab"] {
-        let d = &p[kind];
-        assert!(d["power"].as_f64().unwrap() >= 0.95, "{kind}: {d}");
-        assert_eq!(d["runs_per_launch"], 1, "{kind}: {d}");
-    }
-    // The saved file holds those designs.
+    // Sessions s3 and s4 ran on another host (tests/data/cpu-llamacpp/README.md): the session
+    // offsets bound every stored check, so no check design reaches the power and `ab`, whose
+    // pairs cancel them, does.
+    assert!(p["check"].is_null(), "{}", p["check"]);
+    let ab = &p["ab"];
+    assert!(ab["power"].as_f64().unwrap() >= 0.95, "{ab}");
+    assert_eq!(ab["runs_per_launch"], 1, "{ab}");
+    // The saved file holds the design there is.
     let text = std::fs::read_to_string(&save).unwrap();
     let f = perfgate::gate::plan::PlanFile::parse(&text, "plan.toml").unwrap();
-    assert_eq!(
-        u64::from(f.check.unwrap().launches),
-        p["check"]["launches"].as_u64().unwrap()
-    );
+    assert!(f.check.is_none(), "{text}");
     assert_eq!(
         u64::from(f.ab.unwrap().launches),
         p["ab"]["launches"].as_u64().unwrap()
