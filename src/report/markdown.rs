@@ -283,6 +283,9 @@ fn render(report: &Report, full_limit: usize, attention_limit: usize) -> String 
     if let Some(line) = super::fmt_unconfirmed(report) {
         out.push_str(&format!("_{}._\n\n", esc(&line)));
     }
+    if let Some(line) = crate::gate::machine_note(report) {
+        out.push_str(&format!("> [!WARNING]\n> {}.\n\n", esc(&line)));
+    }
     match &report.ab {
         Some(ab) => {
             let lines = super::fmt_ab(ab);

@@ -148,6 +148,9 @@ pub fn render_terminal(report: &Report, color: bool) -> String {
     if let Some(line) = fmt_unconfirmed(report) {
         out.push_str(&format!("  {}\n", term(&line)));
     }
+    if let Some(line) = crate::gate::machine_note(report) {
+        out.push_str(&format!("  warning: {}\n", term(&line)));
+    }
     out
 }
 

@@ -370,3 +370,78 @@ fn real_h200_launches_with_graphs_off_stay_inconclusive_and_an_aa_split_does_not
     let aa = evaluate(Inputs::new(base, cur, &cfg));
     assert_ne!(aa.verdict, TopVerdict::Fail, "{:?}", aa.rows);
 }
+
+/// The 20 s vLLM corpus's session s3 ran four days after s1 and s2 on another host of the same
+/// machine kind: decode 27–67 % slower, prefill faster, perfgate's calibration loop 2.1× faster.
+/// A stored baseline of s1 and s2 calls s3 a regression (it is slower), and the report says
+/// the machines differ; s2 against s1 (one host) says nothing of the kind.
+#[test]
+fn a_check_on_another_host_fails_and_says_the_machines_differ() {
+    let dir = tempfile::tempdir().unwrap();
+    let vllm = |names: &[&str]| -> Vec<PathBuf> {
+        names.iter().map(|n| data("cpu-vllm-20s", n)).collect()
+    };
+    let record = |files: &[PathBuf], name: &str| -> PathBuf {
+        let b = dir.path().join(name);
+        let out = perfgate()
+            .args(["baseline", "record", "-o"])
+            .arg(&b)
+            .args(files)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        b
+    };
+    let s12: Vec<&str> = vec![
+        "s1-same-l1",
+        "s1-same-l2",
+        "s1-same-l3",
+        "s1-same-l4",
+        "s1-same-l5",
+        "s1-same-l6",
+        "s2-same-l1",
+        "s2-same-l2",
+        "s2-same-l3",
+        "s2-same-l4",
+        "s2-same-l5",
+        "s2-same-l6",
+    ];
+    let both = record(&vllm(&s12), "b12.toml");
+    let md = dir.path().join("r.md");
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(&both)
+        .arg("--results")
+        .args(vllm(&["s3-same-l1", "s3-same-l2", "s3-same-l3"]))
+        .arg("--markdown")
+        .arg(&md)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .contains("warning: the machines differ: perfgate's calibration loop ran 2.1× faster"),
+        "{stdout}"
+    );
+    let md = std::fs::read_to_string(&md).unwrap();
+    assert!(md.contains("> [!WARNING]\n> the machines differ: "), "{md}");
+
+    let one = record(&vllm(&s12[..6]), "b1.toml");
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(&one)
+        .arg("--results")
+        .args(vllm(&["s2-same-l1", "s2-same-l2"]))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(!stdout.contains("machines differ"), "{stdout}");
+}

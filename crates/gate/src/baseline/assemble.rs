@@ -141,6 +141,7 @@ impl Assembler {
             perfgate_version: r.perfgate_version.clone(),
             derived: r.derived.clone(),
             errors: r.errors.clone(),
+            calibration_ms: r.telemetry.as_ref().and_then(|t| t.calibration_ms),
         };
         let fresh = self.recorded.insert((mi, si, run_key(&run)));
         if run.source.is_some() && !fresh {

@@ -17,6 +17,7 @@ use crate::record::{Direction, ScenarioParams, ScenarioResult};
 use crate::text::line_col;
 use assemble::Assembler;
 pub use calibrate::{arms_agree, calibration_sessions};
+use perfgate_record::telemetry::Telemetry;
 
 /// The JSON Schema of a baseline or suite file (the parsed TOML document), generated from the
 /// serde types so that it cannot drift from what [`Baseline::parse`] accepts. The committed
@@ -197,6 +198,10 @@ pub struct RunInfo {
     /// Failed requests by kind.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub errors: BTreeMap<String, crate::record::ErrorCount>,
+    /// perfgate's calibration loop before the run (`telemetry.calibration_ms`): how fast the
+    /// machine was, so that a check on another machine can say so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_ms: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -474,6 +479,10 @@ impl Baseline {
                     rec.perfgate_version = run.perfgate_version.clone();
                     rec.derived = run.derived.clone();
                     rec.errors = run.errors.clone();
+                    rec.telemetry = run.calibration_ms.map(|c| Telemetry {
+                        calibration_ms: Some(c),
+                        ..Default::default()
+                    });
                     out.push(rec);
                 }
             }

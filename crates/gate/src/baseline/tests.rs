@@ -262,3 +262,26 @@ fn calibration_refuses_ab_runs_whose_arms_differ_and_names_the_rows() {
     plain.extend(ab_session("s2", 6, 1.0));
     assert_eq!(calibration_sessions(&plain).unwrap(), 2);
 }
+
+#[test]
+fn a_runs_calibration_loop_survives_the_baseline_file() {
+    let mut r = crate::sample::record("m", 100, 1.0, 1.0);
+    r.telemetry = Some(Telemetry {
+        calibration_ms: Some(9.93),
+        samples: 7,
+        ..Default::default()
+    });
+    let plain = crate::sample::record("m", 200, 1.0, 1.0);
+    let engine = EngineInfo {
+        name: "vllm".into(),
+        ..Default::default()
+    };
+    let (b, _) = Baseline::from_records(&[r, plain], engine, Provenance::default(), None).unwrap();
+    let text = b.to_toml();
+    assert!(text.contains("calibration_ms = 9.93"), "{text}");
+    let recs = Baseline::parse(&text, "b.toml").unwrap().to_records();
+    // Only the loop's time is kept of the telemetry, and only where the run had one.
+    let t = recs[0].telemetry.as_ref().unwrap();
+    assert_eq!((t.calibration_ms, t.samples), (Some(9.93), 0));
+    assert_eq!(recs[1].telemetry, None);
+}

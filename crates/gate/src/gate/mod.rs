@@ -24,8 +24,9 @@ pub use config::{GateConfig, MetricGate};
 pub use look::{Levels, Look};
 pub use noise::{Noise, NoiseSource};
 pub use verdict::{
-    compared, confirm, confirm_held_out, count, duplicate, evaluate, nothing_compared, Inputs,
-    ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE, UNCONFIRMED,
+    compared, confirm, confirm_held_out, count, duplicate, evaluate, machine_note,
+    nothing_compared, Inputs, ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE, MACHINE_SHIFT_LIMIT,
+    UNCONFIRMED,
 };
 
 /// The verdict of one row (model × scenario × metric).
@@ -144,6 +145,11 @@ pub struct Side {
     /// promote` promotes only results whose digest the report holds.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub sha256: BTreeMap<String, String>,
+    /// The geometric mean of perfgate's calibration loop before the side's runs
+    /// (`telemetry.calibration_ms`), where they measured one: how fast the machine was when it
+    /// ran them ([`machine_note`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_ms: Option<f64>,
 }
 
 impl Side {

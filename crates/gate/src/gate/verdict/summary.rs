@@ -137,6 +137,54 @@ pub(crate) fn fill_side(side: &mut Side, recs: &[ScenarioResult]) {
     if side.date.is_none() {
         side.date = first(|r| r.date.clone());
     }
+    if side.calibration_ms.is_none() {
+        side.calibration_ms = calibration_of(recs);
+    }
+}
+
+/// The geometric mean of the runs' calibration loop times; `None` when no run measured one.
+fn calibration_of(recs: &[ScenarioResult]) -> Option<f64> {
+    let logs: Vec<f64> = recs
+        .iter()
+        .filter_map(|r| r.telemetry.as_ref()?.calibration_ms)
+        .filter(|x| *x > 0.0 && x.is_finite())
+        .map(f64::ln)
+        .collect();
+    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
+}
+
+/// How much faster or slower one side's machine may run perfgate's calibration loop than the
+/// other's before a report says the machines differ: 1.25×. Measured on the corpora in
+/// `tests/data/` (docs/gate.md, "A machine that changed"): within a session its time varies by
+/// sd 1.4–4.8 % (9.1 % over 6 launches of one H200 host), sessions of one machine differ by
+/// 0.7–7 %, and the same machine kind four days later, another host, ran it 2.1× faster (while
+/// decoding 27–70 % slower); a deliberately loaded machine, up to 9× slower.
+pub const MACHINE_SHIFT_LIMIT: f64 = 1.25;
+
+/// A warning when the two sides' machines ran perfgate's calibration loop further apart in
+/// speed than [`MACHINE_SHIFT_LIMIT`]: another host, or one loaded differently, whose
+/// difference a stored comparison cannot tell from the engine's. `None` when they agree or a
+/// side measured no calibration (imported results, `--no-telemetry`).
+pub fn machine_note(report: &Report) -> Option<String> {
+    let (b, c) = (
+        report.baseline.calibration_ms?,
+        report.current.calibration_ms?,
+    );
+    let r = c / b;
+    if !r.is_finite() || r.ln().abs() <= MACHINE_SHIFT_LIMIT.ln() {
+        return None;
+    }
+    let how = if r > 1.0 {
+        format!("{r:.1}× slower")
+    } else {
+        format!("{:.1}× faster", 1.0 / r)
+    };
+    Some(format!(
+        "the machines differ: perfgate's calibration loop ran {how} before the candidate's runs \
+         ({c:.2} ms) than before the baseline's ({b:.2} ms), so a change can be the machine's \
+         (another host, or a loaded one): record the baseline on this runner, or compare in \
+         pairs (`perfgate ab`)"
+    ))
 }
 
 /// The method in one sentence.

@@ -831,3 +831,49 @@ fn offline_a_fail_stands_only_if_it_holds_without_the_last_launches() {
         "{row:?}"
     );
 }
+
+/// Each record with perfgate's calibration loop timed at `ms` before it.
+fn calibrated(recs: &[ScenarioResult], ms: f64) -> Vec<ScenarioResult> {
+    recs.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.telemetry = Some(perfgate_record::telemetry::Telemetry {
+                calibration_ms: Some(ms),
+                ..Default::default()
+            });
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn a_candidate_on_a_machine_of_another_speed_is_told_so() {
+    let s = suite(3);
+    // The vLLM 20 s corpus: 9.93 ms before the baseline's runs, 4.63 ms on s3's host.
+    let r = eval(&calibrated(&s, 9.93), &calibrated(&s, 4.63));
+    assert!((r.baseline.calibration_ms.unwrap() - 9.93).abs() < 1e-9);
+    let note = machine_note(&r).expect("2.1× apart");
+    assert!(note.starts_with("the machines differ: "), "{note}");
+    assert!(
+        note.contains("2.1× faster before the candidate's runs (4.63 ms)"),
+        "{note}"
+    );
+    assert!(note.contains("`perfgate ab`"), "{note}");
+    // Slower the other way round; within 1.25× (the llama.cpp corpus's s3 and s4, 4.77 and
+    // 4.43 ms, are one host) nothing is said; nor without a calibration on both sides.
+    let r = eval(&calibrated(&s, 4.63), &calibrated(&s, 9.93));
+    assert!(machine_note(&r).unwrap().contains("2.1× slower"));
+    let r = eval(&calibrated(&s, 4.77), &calibrated(&s, 4.43));
+    assert_eq!(machine_note(&r), None);
+    let r = eval(&calibrated(&s, 10.0), &calibrated(&s, 12.4));
+    assert_eq!(machine_note(&r), None, "1.24× is within the limit");
+    let r = eval(&calibrated(&s, 10.0), &calibrated(&s, 12.6));
+    assert!(machine_note(&r).is_some(), "1.26× is beyond it");
+    let r = eval(&s, &calibrated(&s, 4.63));
+    assert_eq!((r.baseline.calibration_ms, machine_note(&r)), (None, None));
+    // The side's value is the geometric mean of its runs' loops.
+    let mut mixed = calibrated(&s[..1], 4.0);
+    mixed.extend(calibrated(&s[1..2], 9.0));
+    let r = eval(&mixed, &mixed);
+    assert!((r.baseline.calibration_ms.unwrap() - 6.0).abs() < 1e-9);
+}
