@@ -164,8 +164,13 @@ pub const MACHINE_SHIFT_LIMIT: f64 = 1.25;
 /// A warning when the two sides' machines ran perfgate's calibration loop further apart in
 /// speed than [`MACHINE_SHIFT_LIMIT`]: another host, or one loaded differently, whose
 /// difference a stored comparison cannot tell from the engine's. `None` when they agree or a
-/// side measured no calibration (imported results, `--no-telemetry`).
+/// side measured no calibration (imported results, `--no-telemetry`), and in `perfgate ab`,
+/// whose arms take turns on one machine by design (an arm that loads the machine while idle is
+/// the arm's own doing there).
 pub fn machine_note(report: &Report) -> Option<String> {
+    if report.ab.is_some() {
+        return None;
+    }
     let (b, c) = (
         report.baseline.calibration_ms?,
         report.current.calibration_ms?,

@@ -871,6 +871,20 @@ fn a_candidate_on_a_machine_of_another_speed_is_told_so() {
     assert!(machine_note(&r).is_some(), "1.26× is beyond it");
     let r = eval(&s, &calibrated(&s, 4.63));
     assert_eq!((r.baseline.calibration_ms, machine_note(&r)), (None, None));
+    // An A/B report's arms take turns on one machine by design: nothing to say there.
+    let mut ab = eval(&calibrated(&s, 9.93), &calibrated(&s, 4.63));
+    ab.ab = Some(crate::gate::AbSummary {
+        base: "main".into(),
+        candidate: "pr".into(),
+        order: "abba".into(),
+        max_launches: 10,
+        max_minutes: None,
+        wall_minutes: 1.0,
+        gpu_minutes: 1.0,
+        minutes_left: None,
+        models: Vec::new(),
+    });
+    assert_eq!(machine_note(&ab), None);
     // The side's value is the geometric mean of its runs' loops.
     let mut mixed = calibrated(&s[..1], 4.0);
     mixed.extend(calibrated(&s[1..2], 9.0));
