@@ -84,8 +84,12 @@ fn describe(row: &Row) -> String {
 
 /// Workflow commands for the rows that need attention: `::error` for gated regressions,
 /// `::warning` for regressions in shown-only metrics and for rows that could not be measured.
-/// One per row, in report order; at most `limit` (GitHub shows 10 per step anyway).
+/// One per row, in report order; at most `limit` (GitHub shows 10 per step anyway). A
+/// `::warning` that the sides' machines differ ([`crate::gate::machine_note`]) comes first and
+/// is not counted.
 pub fn annotations(report: &Report, limit: usize) -> Vec<String> {
+    let machine = crate::gate::machine_note(report)
+        .map(|n| command("warning", "perfgate: the machines differ", &n));
     let mut out = Vec::new();
     for row in &report.rows {
         let cmd = match (row.verdict, row.gated) {
@@ -109,6 +113,7 @@ pub fn annotations(report: &Report, limit: usize) -> Vec<String> {
             &format!("{rest} more rows need attention: see the job summary"),
         ));
     }
+    out.splice(0..0, machine);
     out
 }
 
@@ -136,6 +141,28 @@ mod tests {
         assert_eq!(lines[1], "fail");
         assert_eq!(lines[2], &lines[0]["verdict<<".len()..]);
         assert_eq!(&lines[4..6], &["a", "b=c"]);
+    }
+
+    #[test]
+    fn machines_that_differ_are_a_warning_before_the_rows() {
+        let mut r = crate::report::sample::report();
+        let rows = annotations(&r, 10);
+        assert!(
+            rows.iter().all(|a| !a.contains("machines differ")),
+            "{rows:?}"
+        );
+        r.baseline.calibration_ms = Some(9.93);
+        r.current.calibration_ms = Some(4.63);
+        let all = annotations(&r, 10);
+        assert!(
+            all[0].starts_with(
+                "::warning title=perfgate%3A the machines differ::the machines differ: perfgate's"
+            ),
+            "{all:?}"
+        );
+        assert_eq!(&all[1..], &rows[..]);
+        // Not counted against the limit of rows.
+        assert_eq!(annotations(&r, 0).len(), 1 + usize::from(!rows.is_empty()));
     }
 
     #[test]
