@@ -123,22 +123,22 @@ fn worse_by_delta(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_spli
     println!("a row worse by exactly δ: share of checks in which it PASSes (should be ≤ 5 %):");
     let random = |d: Design, seed: u64| splits(a.len(), d, max_splits, seed);
     delta_table(a, scenarios, cfg, &random, (5, 6));
-    // The same on session splits: each side all of one session, the candidate's another.
+    // The same on session splits (each side all of one session, the candidate's another) and
+    // on new-session splits (a baseline over ≥ 2 sessions, the candidate's another).
     let by_session = |d: Design, seed: u64| session_splits(a, d, max_splits, seed);
-    if by_session(DELTA_DESIGNS[0], 0).is_empty() {
-        return;
-    }
-    println!();
-    println!("the same on session splits (the baseline's launches of one session, the candidate's of another):");
-    delta_table(a, scenarios, cfg, &by_session, (7, 7));
-    // And on new-session splits: a baseline over ≥ 2 sessions, the candidate's another.
     let new_session = |d: Design, seed: u64| new_session_splits(a, d, max_splits, seed);
-    if new_session(DELTA_DESIGNS[0], 0).is_empty() {
-        return;
+    let kinds: [(SplitFn<'_>, &str, (u64, u64)); 2] = [
+        (&by_session, "session splits (the baseline's launches of one session, the candidate's of another)", (7, 7)),
+        (&new_session, "new-session splits (the baseline's launches spanning ≥ 2 sessions, the candidate's of another)", (9, 9)),
+    ];
+    for (split, what, seeds) in kinds {
+        if split(DELTA_DESIGNS[0], 0).is_empty() {
+            return;
+        }
+        println!();
+        println!("the same on {what}:");
+        delta_table(a, scenarios, cfg, split, seeds);
     }
-    println!();
-    println!("the same on new-session splits (the baseline's launches spanning ≥ 2 sessions, the candidate's of another):");
-    delta_table(a, scenarios, cfg, &new_session, (9, 9));
 }
 
 const DELTA_DESIGNS: [Design; 3] = [

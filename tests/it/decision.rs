@@ -27,6 +27,18 @@ fn data(folder: &str, name: &str) -> PathBuf {
         .join(format!("{name}.jsonl"))
 }
 
+/// `perfgate baseline record -o OUT FILES… EXTRA…`, which must succeed.
+fn record_baseline(files: &[PathBuf], out: &Path, extra: &[&str]) {
+    let o = perfgate()
+        .args(["baseline", "record", "-o"])
+        .arg(out)
+        .args(files)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 fn launch(name: &str) -> Launch {
     Launch::new(name, read_jsonl(&corpus(name)).unwrap())
 }
@@ -35,19 +47,8 @@ fn launch(name: &str) -> Launch {
 fn the_slot_starved_engine_fails_on_prefill_median_ttft() {
     let dir = tempfile::tempdir().unwrap();
     let b = dir.path().join("b.toml");
-    let out = perfgate()
-        .args(["baseline", "record"])
-        .args(UNCHANGED.map(corpus))
-        .arg("-o")
-        .arg(&b)
-        .args(["--engine", "llama.cpp", "--engine-version", "b11434-cuda"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let engine = ["--engine", "llama.cpp", "--engine-version", "b11434-cuda"];
+    record_baseline(&UNCHANGED.map(corpus), &b, &engine);
     let text = std::fs::read_to_string(&b).unwrap();
     assert!(
         text.contains("launch_id = \"l5\""),
@@ -383,17 +384,7 @@ fn a_check_on_another_host_fails_and_says_the_machines_differ() {
     };
     let record = |files: &[PathBuf], name: &str| -> PathBuf {
         let b = dir.path().join(name);
-        let out = perfgate()
-            .args(["baseline", "record", "-o"])
-            .arg(&b)
-            .args(files)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        record_baseline(files, &b, &[]);
         b
     };
     let s12: Vec<&str> = vec![

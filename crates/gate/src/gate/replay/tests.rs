@@ -75,10 +75,12 @@ fn confirmation_launches_come_from_the_candidates_session_first() {
     assert!((0..20).any(|s| draw(s)[..3] != [3, 5, 7]));
 }
 
+/// The sessions of eight launches: a (3 launches), b (4), c (1).
+const THREE_SESSIONS: [&str; 8] = ["a", "b", "a", "b", "b", "a", "b", "c"];
+
 #[test]
 fn session_splits_keep_each_side_in_one_session() {
-    // Sessions a (3 launches), b (4), c (1).
-    let sessions = ["a", "b", "a", "b", "b", "a", "b", "c"];
+    let sessions = THREE_SESSIONS;
     let ls = launches_in(&sessions);
     let d = Design {
         n_base: 2,
@@ -107,8 +109,7 @@ fn session_splits_keep_each_side_in_one_session() {
 
 #[test]
 fn new_session_splits_give_the_baseline_two_sessions_and_the_candidate_another() {
-    // Sessions a (3 launches), b (4), c (1).
-    let sessions = ["a", "b", "a", "b", "b", "a", "b", "c"];
+    let sessions = THREE_SESSIONS;
     let ls = launches_in(&sessions);
     let d = Design {
         n_base: 2,
