@@ -171,11 +171,13 @@ impl Launches {
     /// One-way analysis of variance of the launch values by session, when the side has ≥ 2
     /// sessions and some session has ≥ 2 launches.
     pub fn session_anova(&self) -> Option<SessionAnova> {
-        let n = self.n();
-        let (ss_w, _, _) = self.spread();
         let (ms_between, df_between, n0) = self.between_sessions()?;
-        let s = df_between as usize + 1;
-        (n > s).then(|| SessionAnova {
+        let (n, s) = (self.n(), df_between as usize + 1);
+        if n <= s {
+            return None;
+        }
+        let (ss_w, _, _) = self.spread();
+        Some(SessionAnova {
             ms_between,
             df_between,
             ms_within: ss_w / (n - s) as f64,
