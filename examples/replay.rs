@@ -1,6 +1,6 @@
 //! Decision quality of the gate on recorded real launches (replay).
 //!
-//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only | --effect METRIC:PCT:SCENARIO] [--by-session]`
+//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only | --effect METRIC:PCT:SCENARIO] [--by-session | --new-session]`
 //!
 //! DIR holds one JSON Lines file of records per engine launch (default: the GPU corpus in
 //! `tests/data/gpu-llamacpp-h100/`, llama.cpp with CUDA on one H100; its README says which file
@@ -15,8 +15,8 @@
 //! (`--alarms-only`: the false alarms alone, with their 95 % interval, as decided once and, with
 //! `--confirm N`, as `check --confirm N` decides; `--offline N`: the same as `check --results
 //! --confirm N` decides records already measured, each check's last N candidate launches held
-//! back as the confirmation; `--delta-only`: the worse-by-δ tables alone, on random splits and
-//! on session splits; `--effect`: a known
+//! back as the confirmation; `--delta-only`: the worse-by-δ tables alone, on random, session
+//! and new-session splits; `--effect`: a known
 //! change of one latency family in one scenario, applied to the candidate's launches, caught
 //! or not per design up to all launches; `--by-session` with `--alarms-only` or `--offline`:
 //! session splits instead of random ones, each side all of one recording session;
@@ -403,8 +403,9 @@ const DESIGNS: [(usize, usize); 12] = [
     (8, 8),
 ];
 
-/// The splits of one design, seeded: random ([`splits`]) or, with `--by-session`, each side of one
-/// recording session ([`session_splits`]).
+/// The splits of one design, seeded: random ([`splits`]), with `--by-session` each side of one
+/// recording session ([`session_splits`]), with `--new-session` the baseline over ≥ 2 sessions
+/// and the candidate of another ([`new_session_splits`]).
 type SplitFn<'a> = &'a dyn Fn(Design, u64) -> Vec<Split>;
 
 /// `--alarms-only`: the false alarms of an unchanged engine per design, with Wilson's 95 %
@@ -478,10 +479,10 @@ fn once_and_again(
         };
         let (sp1, sp2) = (split(d, 1), split(d, 2));
         let t = replay_splits(a, &sp1, &Change::None, cfg);
-        let t2 = again(&sp1, &Change::None, 1);
         if t.checks == 0 {
             continue;
         }
+        let t2 = again(&sp1, &Change::None, 1);
         let p = replay_splits(a, &sp2, &slower, cfg);
         let p2 = again(&sp2, &slower, 2);
         let (lo, hi) = wilson(t.failed, t.checks);

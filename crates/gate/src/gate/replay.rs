@@ -227,12 +227,7 @@ pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
 /// (the split a stored baseline and a later check make), all of them when there are few, else a
 /// seeded sample. Launches without a session id are one session.
 pub fn session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
-    let mut sessions = Vec::new();
-    for l in launches {
-        if !sessions.contains(&l.session()) {
-            sessions.push(l.session());
-        }
-    }
+    let sessions = sessions_of(launches);
     let of = |s: &Option<String>| -> Vec<usize> {
         (0..launches.len())
             .filter(|&i| launches[i].session() == *s)
@@ -265,12 +260,7 @@ pub fn session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> 
 /// the candidate's; all splits when there are few, else a seeded sample. Empty with fewer than
 /// three sessions.
 pub fn new_session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
-    let sessions: Vec<Option<String>> = launches.iter().fold(Vec::new(), |mut v, l| {
-        if !v.contains(&l.session()) {
-            v.push(l.session());
-        }
-        v
-    });
+    let sessions = sessions_of(launches);
     let mut all = Vec::new();
     if sessions.len() < 3 || d.n_base < 2 || d.n_cur == 0 {
         return all;
@@ -293,6 +283,17 @@ pub fn new_session_splits(launches: &[Launch], d: Design, max: usize, seed: u64)
         }
     }
     sample(all, max, seed)
+}
+
+/// The launches' distinct sessions, in order of first appearance.
+fn sessions_of(launches: &[Launch]) -> Vec<Option<String>> {
+    let mut out = Vec::new();
+    for l in launches {
+        if !out.contains(&l.session()) {
+            out.push(l.session());
+        }
+    }
+    out
 }
 
 /// All of `all` when there are at most `max`, else a seeded sample of `max`.
