@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use super::MonitorConfig;
 use crate::engine::metrics;
-use crate::telemetry::{cpu, gpu, TelemetryAcc};
+use crate::telemetry::{cpu, gpu, Platform, TelemetryAcc};
 
 /// Failures of a source before it is left alone for the rest of the run.
 const GIVE_UP_AFTER: u32 = 3;
@@ -17,10 +17,13 @@ pub(super) fn sample(
     cfg: &MonitorConfig,
     mut rx: tokio::sync::watch::Receiver<bool>,
 ) -> TelemetryAcc {
+    let cpus = std::thread::available_parallelism()
+        .ok()
+        .and_then(|n| u32::try_from(n.get()).ok());
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
     let mut acc = TelemetryAcc {
-        cpus: std::thread::available_parallelism()
-            .ok()
-            .and_then(|n| u32::try_from(n.get()).ok()),
+        cpus,
+        platform: Some(Platform::from_cpuinfo(&cpuinfo, cpus)),
         ..Default::default()
     };
     let rt = match tokio::runtime::Builder::new_current_thread()
@@ -34,7 +37,15 @@ pub(super) fn sample(
         }
     };
     let mut state = State::new(cfg);
-    rt.block_on(async {
+    // The GPUs' names and driver, asked once beside the first rounds (a stop cancels it too).
+    let mut names_rx = rx.clone();
+    let names = async {
+        tokio::select! {
+            r = run_smi(&cfg.nvidia_smi, gpu::NAME_FIELDS) => Some(r),
+            _ = names_rx.changed() => None,
+        }
+    };
+    let sampling = async {
         while !*rx.borrow() {
             tokio::select! {
                 () = state.round(&mut acc) => {}
@@ -45,7 +56,24 @@ pub(super) fn sample(
                 _ = rx.changed() => break,
             }
         }
-    });
+    };
+    let (names, ()) = rt.block_on(async { tokio::join!(names, sampling) });
+    let why = match names {
+        Some(Ok(text)) => match acc
+            .platform
+            .get_or_insert_with(Platform::default)
+            .add_gpus(&text)
+        {
+            true => None,
+            false => Some("GPU names: an unreadable answer (no GPU list in the platform)".into()),
+        },
+        Some(Err(SmiError::Failed(why))) => Some(format!("GPU names: {why}")),
+        // No nvidia-smi is the samples' note; a stop before the answer leaves no GPU list.
+        Some(Err(SmiError::NotFound)) | None => None,
+    };
+    if let Some(why) = why {
+        acc.note("nvidia-smi", &why);
+    }
     // A last CPU read, so the busy/steal/iowait fractions span the whole run.
     if acc.stat_first.is_some() {
         state.cpu(&mut acc);

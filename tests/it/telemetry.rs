@@ -24,14 +24,21 @@ fn fake_smi(dir: &Path, body: &str) -> PathBuf {
     p
 }
 
+/// The two GPUs' names and driver, as `--query-gpu=name,driver_version` prints them.
+const NAMES: &str = "NVIDIA H100 80GB HBM3, 550.54.15\nNVIDIA H100 80GB HBM3, 550.54.15\n";
+
 fn canned(dir: &Path) -> PathBuf {
-    // It must have been asked for the fields perfgate parses, in CSV without header or units.
+    // It must have been asked for the fields perfgate parses, in CSV without header or units,
+    // or for the names once.
     fake_smi(
         dir,
         &format!(
-            "case \"$*\" in *--query-gpu=index,clocks.sm,*--format=csv,noheader,nounits*) ;; \
-             *) echo \"unexpected args: $*\" >&2; exit 2 ;; esac\nprintf '{}'",
-            CSV.replace('\n', "\\n")
+            "case \"$*\" in *--query-gpu=index,clocks.sm,*--format=csv,noheader,nounits*) \
+             printf '{}' ;; \
+             *--query-gpu=name,driver_version\\ --format=csv,noheader*) printf '{}' ;; \
+             *) echo \"unexpected args: $*\" >&2; exit 2 ;; esac",
+            CSV.replace('\n', "\\n"),
+            NAMES.replace('\n', "\\n")
         ),
     )
 }
@@ -84,6 +91,14 @@ fn samples_a_fake_nvidia_smi_the_cpu_and_the_servers_gauges() {
     assert!(cpu.load1.is_some() && cpu.busy_frac.is_some(), "{cpu:?}");
     let steal = cpu.steal_frac.unwrap();
     assert!((0.0..=1.0).contains(&steal), "{steal}");
+    // The platform: this machine's CPU (as /proc/cpuinfo names it) and the GPUs, asked once.
+    let p = t.platform.as_ref().unwrap();
+    assert_eq!(p.gpus, ["NVIDIA H100 80GB HBM3", "NVIDIA H100 80GB HBM3"]);
+    assert_eq!(p.gpu_driver.as_deref(), Some("550.54.15"));
+    assert_eq!(p.cpus, cpu.cpus);
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap();
+    let here = perfgate::telemetry::Platform::from_cpuinfo(&cpuinfo, cpu.cpus);
+    assert_eq!((&p.cpu, &p.cpu_features), (&here.cpu, &here.cpu_features));
 }
 
 #[test]
@@ -96,6 +111,12 @@ fn missing_failing_and_hanging_sources_are_noted_once_and_never_hold_the_stop() 
     std::thread::sleep(Duration::from_millis(300));
     let t = m.finish();
     assert!(t.gpus.is_empty() && t.server.is_empty());
+    // No GPU list without nvidia-smi; the CPU's part is there.
+    let p = t.platform.as_ref().unwrap();
+    assert!(
+        p.gpus.is_empty() && p.gpu_driver.is_none() && p.cpus.is_some(),
+        "{p:?}"
+    );
     let smi: Vec<_> = t
         .notes
         .iter()
@@ -123,6 +144,28 @@ fn missing_failing_and_hanging_sources_are_noted_once_and_never_hold_the_stop() 
         .collect();
     assert_eq!(smi.len(), 1, "{:?}", t.notes);
     assert!(smi[0].contains("no driver"), "{smi:?}");
+
+    // Samples that work and a names query that fails: one note, no GPU list.
+    let no_names = fake_smi(
+        dir.path(),
+        &format!(
+            "case \"$*\" in *name,driver_version*) echo 'Field \"name\" is not a valid field' \
+             >&2; exit 2 ;; esac; printf '{}'",
+            CSV.replace('\n', "\\n")
+        ),
+    );
+    let mut c = cfg(&no_names, None);
+    c.calibrate = false;
+    let t = Monitor::start(c).finish_after(Duration::from_millis(300));
+    assert_eq!(t.gpus.len(), 2);
+    assert!(t.platform.as_ref().unwrap().gpus.is_empty());
+    let smi: Vec<_> = t
+        .notes
+        .iter()
+        .filter(|n| n.starts_with("nvidia-smi"))
+        .collect();
+    assert_eq!(smi.len(), 1, "{:?}", t.notes);
+    assert!(smi[0].contains("GPU names: exited with"), "{smi:?}");
 
     // A hanging nvidia-smi: the stop kills and reaps it at once.
     let pid_file = dir.path().join("pid");
@@ -208,8 +251,9 @@ fn the_clients_numbers_are_unchanged_with_telemetry_on() {
 
 #[test]
 fn run_records_telemetry_with_nvidia_smi_first_on_path_and_not_with_the_switch() {
+    // Long enough (~0.2 s) for the first sampling round and the names query to answer.
     let server = fake(FakeConfig {
-        ttft: ms(5),
+        ttft: ms(200),
         itl: ms(1),
         ..Default::default()
     });
@@ -248,6 +292,7 @@ fn run_records_telemetry_with_nvidia_smi_first_on_path_and_not_with_the_switch()
     let t = &on["telemetry"];
     assert_eq!(t["gpus"].as_array().map(Vec::len), Some(2), "{t}");
     assert_eq!(t["gpus"][1]["throttle_reasons"][0], "sw_power_cap");
+    assert_eq!(t["platform"]["gpus"][1], "NVIDIA H100 80GB HBM3", "{t}");
     assert!(t["calibration_ms"].as_f64().unwrap() > 0.0, "{t}");
     let off = run("off.json", &["--no-telemetry"]);
     assert!(off.get("telemetry").is_none(), "{off}");

@@ -16,6 +16,9 @@ utilization.gpu,clocks_throttle_reasons.active";
 pub const QUERY_FIELDS_NEW: &str = "index,clocks.sm,clocks.mem,power.draw,temperature.gpu,\
 utilization.gpu,clocks_event_reasons.active";
 
+/// The fields asked for once per run, for the platform: each GPU's name and the driver.
+pub const NAME_FIELDS: &str = "name,driver_version";
+
 /// One GPU at one instant.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GpuSample {

@@ -7,6 +7,7 @@
 pub mod cpu;
 pub mod cuped;
 pub mod gpu;
+pub mod platform;
 mod series;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -15,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 pub use cpu::CpuSummary;
 pub use gpu::GpuSummary;
+pub use platform::Platform;
 pub use series::{Series, SeriesAcc};
 
 /// What was sampled beside one run. Written under the record's `telemetry` key, only when
@@ -37,6 +39,9 @@ pub struct Telemetry {
     /// covariate of the machine's speed at that moment, for [`cuped`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_ms: Option<f64>,
+    /// The machine: CPU model and features, CPUs, GPUs and driver.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Platform>,
     /// Sources that were missing or failed, each once, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
@@ -70,6 +75,7 @@ pub struct TelemetryAcc {
     pub stat_first: Option<cpu::CpuTimes>,
     pub stat_last: Option<cpu::CpuTimes>,
     pub server: BTreeMap<String, SeriesAcc>,
+    pub platform: Option<Platform>,
     pub notes: Vec<String>,
 }
 
@@ -115,6 +121,7 @@ impl TelemetryAcc {
                 .filter_map(|(k, a)| Some((k.clone(), a.summary()?)))
                 .collect(),
             calibration_ms,
+            platform: self.platform.clone(),
             notes: self.notes.clone(),
         }
     }
