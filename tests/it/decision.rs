@@ -435,4 +435,57 @@ fn a_check_on_another_host_fails_and_says_the_machines_differ() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(!stdout.contains("machines differ"), "{stdout}");
+
+    // The same launches as if s1 had run beside an H100 and s2 beside an H200: the loop's speed
+    // agrees, the platforms do not, and the passing verdict stays.
+    let on = |names: &[&str], gpu: &str| -> Vec<PathBuf> {
+        vllm(names)
+            .iter()
+            .map(|src| {
+                let dst = dir.path().join(format!(
+                    "{gpu}-{}",
+                    src.file_name().unwrap().to_string_lossy()
+                ));
+                with_platform(src, &dst, gpu);
+                dst
+            })
+            .collect()
+    };
+    let h100 = record(&on(&s12[..6], "NVIDIA H100 80GB HBM3"), "b1-h100.toml");
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(&h100)
+        .arg("--results")
+        .args(on(&["s2-same-l1", "s2-same-l2"], "NVIDIA H200"))
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains(
+            "warning: the machines differ: the candidate's runs measured on another platform \
+             than the baseline's (GPUs 1 × NVIDIA H100 80GB HBM3 → 1 × NVIDIA H200), so"
+        ),
+        "{stdout}"
+    );
+}
+
+/// Copy the records of `src` to `dst`, each with a platform of this project's CPU host and
+/// one GPU named `gpu`.
+fn with_platform(src: &Path, dst: &Path, gpu: &str) {
+    let text = std::fs::read_to_string(src).unwrap();
+    let mut out = String::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let mut v: serde_json::Value = serde_json::from_str(line).unwrap();
+        v["telemetry"]["platform"] = serde_json::json!({
+            "cpu": "Intel(R) Xeon(R) Processor",
+            "cpus": 2,
+            "gpus": [gpu],
+            "gpu_driver": "550.54.15",
+        });
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    std::fs::write(dst, out).unwrap();
 }

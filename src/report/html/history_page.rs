@@ -182,6 +182,7 @@ pub fn render_history(h: &History, title: &str, generated: &str) -> Result<Strin
         models,
         table: Some(change_table(h)),
         notes: Vec::new(),
+        warnings: Vec::new(),
     };
     page_html(&view)
 }

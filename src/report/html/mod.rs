@@ -111,6 +111,8 @@ struct View {
     models: Vec<ModelView>,
     table: Option<TableView>,
     notes: Vec<String>,
+    /// Said above everything else: the sides' machines differ.
+    warnings: Vec<String>,
 }
 
 #[derive(Debug, Serialize)]
@@ -628,6 +630,11 @@ pub fn render(page: &Page<'_>) -> Result<String, HtmlError> {
         models,
         table,
         notes,
+        warnings: page
+            .report
+            .and_then(crate::gate::machine_note)
+            .into_iter()
+            .collect(),
     };
     page_html(&view)
 }

@@ -113,6 +113,32 @@ fn check_page_structure() {
 }
 
 #[test]
+fn a_check_page_says_the_machines_differ() {
+    let mut report = sample::report();
+    let page = |report: &Report| {
+        render(&Page {
+            title: "perfgate check".into(),
+            report: Some(report),
+            sides: Vec::new(),
+            generated: "g".into(),
+        })
+        .unwrap()
+    };
+    assert!(!page(&report).contains("class=\"warning\""));
+    report.baseline.calibration_ms = Some(9.93);
+    report.current.calibration_ms = Some(4.63);
+    let html = page(&report);
+    let note = crate::gate::machine_note(&report).unwrap();
+    assert!(note.contains("2.1× faster"), "{note}");
+    let escaped = note.replace('\'', "&#x27;");
+    assert!(
+        html.contains(&format!("<p class=\"warning\">Warning: {escaped}</p>")),
+        "{}",
+        structure(&html)
+    );
+}
+
+#[test]
 fn template_escapes_text() {
     let mut rec = sample::record("<script>alert(1)</script>", 100, 1.0, 1.0);
     rec.engine = Some("a&b".into());

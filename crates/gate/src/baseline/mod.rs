@@ -17,7 +17,7 @@ use crate::record::{Direction, ScenarioParams, ScenarioResult};
 use crate::text::line_col;
 use assemble::Assembler;
 pub use calibrate::{arms_agree, calibration_sessions};
-use perfgate_record::telemetry::Telemetry;
+use perfgate_record::telemetry::{Platform, Telemetry};
 
 /// The JSON Schema of a baseline or suite file (the parsed TOML document), generated from the
 /// serde types so that it cannot drift from what [`Baseline::parse`] accepts. The committed
@@ -202,6 +202,10 @@ pub struct RunInfo {
     /// machine was, so that a check on another machine can say so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_ms: Option<f64>,
+    /// The machine the run measured on (`telemetry.platform`), so that a check on another
+    /// machine can say what differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub platform: Option<Platform>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -479,10 +483,14 @@ impl Baseline {
                     rec.perfgate_version = run.perfgate_version.clone();
                     rec.derived = run.derived.clone();
                     rec.errors = run.errors.clone();
-                    rec.telemetry = run.calibration_ms.map(|c| Telemetry {
-                        calibration_ms: Some(c),
-                        ..Default::default()
-                    });
+                    rec.telemetry =
+                        (run.calibration_ms.is_some() || run.platform.is_some()).then(|| {
+                            Telemetry {
+                                calibration_ms: run.calibration_ms,
+                                platform: run.platform.clone(),
+                                ..Default::default()
+                            }
+                        });
                     out.push(rec);
                 }
             }

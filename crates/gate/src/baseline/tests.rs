@@ -264,10 +264,18 @@ fn calibration_refuses_ab_runs_whose_arms_differ_and_names_the_rows() {
 }
 
 #[test]
-fn a_runs_calibration_loop_survives_the_baseline_file() {
+fn a_runs_calibration_loop_and_platform_survive_the_baseline_file() {
     let mut r = crate::sample::record("m", 100, 1.0, 1.0);
+    let mut platform = Platform {
+        cpu: Some("Intel(R) Xeon(R) Processor".into()),
+        cpu_features: vec!["avx2".into(), "amx_tile".into()],
+        cpus: Some(2),
+        ..Default::default()
+    };
+    assert!(platform.add_gpus("NVIDIA H100 80GB HBM3, 550.54.15\n"));
     r.telemetry = Some(Telemetry {
         calibration_ms: Some(9.93),
+        platform: Some(platform.clone()),
         samples: 7,
         ..Default::default()
     });
@@ -280,8 +288,33 @@ fn a_runs_calibration_loop_survives_the_baseline_file() {
     let text = b.to_toml();
     assert!(text.contains("calibration_ms = 9.93"), "{text}");
     let recs = Baseline::parse(&text, "b.toml").unwrap().to_records();
-    // Only the loop's time is kept of the telemetry, and only where the run had one.
+    // Only the loop's time and the platform are kept of the telemetry, and only where the
+    // run had them.
     let t = recs[0].telemetry.as_ref().unwrap();
     assert_eq!((t.calibration_ms, t.samples), (Some(9.93), 0));
+    assert_eq!(t.platform.as_ref(), Some(&platform));
+    assert!(
+        text.contains("gpus = [\"NVIDIA H100 80GB HBM3\"]"),
+        "{text}"
+    );
     assert_eq!(recs[1].telemetry, None);
+    // A run with a platform and no loop time keeps the platform.
+    let mut p = crate::sample::record("m", 100, 1.0, 1.0);
+    p.telemetry = Some(Telemetry {
+        platform: Some(platform.clone()),
+        ..Default::default()
+    });
+    let engine = EngineInfo {
+        name: "vllm".into(),
+        ..Default::default()
+    };
+    let (b, _) = Baseline::from_records(&[p], engine, Provenance::default(), None).unwrap();
+    let back = Baseline::parse(&b.to_toml(), "b.toml")
+        .unwrap()
+        .to_records();
+    let t = back[0].telemetry.as_ref().unwrap();
+    assert_eq!(
+        (t.calibration_ms, t.platform.as_ref()),
+        (None, Some(&platform))
+    );
 }

@@ -888,3 +888,78 @@ fn a_candidate_on_a_machine_of_another_speed_is_told_so() {
     let r = eval(&mixed, &mixed);
     assert!((r.baseline.calibration_ms.unwrap() - 6.0).abs() < 1e-9);
 }
+
+/// Each record measured on `platform`.
+fn on_platform(
+    recs: &[ScenarioResult],
+    platform: &perfgate_record::telemetry::Platform,
+) -> Vec<ScenarioResult> {
+    recs.iter()
+        .map(|r| {
+            let mut r = r.clone();
+            r.telemetry.get_or_insert_with(Default::default).platform = Some(platform.clone());
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn a_candidate_on_another_platform_is_told_what_differs() {
+    use perfgate_record::telemetry::Platform;
+    let s = suite(3);
+    let h100 = {
+        let mut p = Platform::from_cpuinfo(
+            "model name\t: AMD EPYC 9454\nflags\t: avx2 avx512f avx512_bf16\n",
+            Some(96),
+        );
+        assert!(p.add_gpus("NVIDIA H100 80GB HBM3, 550.54.15\n"));
+        p
+    };
+    let mut h200 = h100.clone();
+    assert!(h200.add_gpus("NVIDIA H200, 550.54.15\n"));
+    // Same loop speed, another GPU: the loop cannot see it, the platform does.
+    let r = eval(
+        &on_platform(&calibrated(&s, 3.5), &h100),
+        &on_platform(&calibrated(&s, 3.6), &h200),
+    );
+    assert_eq!(r.current.platforms, [h200.clone()]);
+    let note = machine_note(&r).expect("another GPU");
+    assert!(
+        note.starts_with(
+            "the machines differ: the candidate's runs measured on another platform than the \
+             baseline's (GPUs 1 × NVIDIA H100 80GB HBM3 → 1 × NVIDIA H200), so a change"
+        ),
+        "{note}"
+    );
+    // Both reasons at once.
+    let r = eval(
+        &on_platform(&calibrated(&s, 9.93), &h100),
+        &on_platform(&calibrated(&s, 4.63), &h200),
+    );
+    let note = machine_note(&r).unwrap();
+    assert!(
+        note.contains("H200); and perfgate's calibration loop ran 2.1× faster"),
+        "{note}"
+    );
+    // A baseline over two machines covers a candidate on either; one on a third is compared
+    // with the closest.
+    let mut both = on_platform(&s, &h100);
+    both.extend(on_platform(&s, &h200));
+    let r = eval(&both, &on_platform(&s, &h200));
+    assert_eq!(r.baseline.platforms.len(), 2);
+    assert_eq!(machine_note(&r), None);
+    let mut driver = h200.clone();
+    driver.gpu_driver = Some("560.35.03".into());
+    let r = eval(&both, &on_platform(&s, &driver));
+    let note = machine_note(&r).unwrap();
+    assert!(
+        note.contains("(GPU driver 550.54.15 → 560.35.03)"),
+        "{note}"
+    );
+    // The same platform, or none on a side: nothing to say.
+    assert_eq!(
+        machine_note(&eval(&on_platform(&s, &h100), &on_platform(&s, &h100))),
+        None
+    );
+    assert_eq!(machine_note(&eval(&s, &on_platform(&s, &h200))), None);
+}
