@@ -1,6 +1,6 @@
 //! Decision quality of the gate on recorded real launches (replay).
 //!
-//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only | --effect METRIC:PCT:SCENARIO] [--by-session | --new-session]`
+//! `cargo run --release --example replay -- [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] [--alarms-only [--confirm N] | --offline N | --delta-only | --ab | --effect METRIC:PCT:SCENARIO] [--by-session | --new-session]`
 //!
 //! DIR holds one JSON Lines file of records per engine launch (default: the GPU corpus in
 //! `tests/data/gpu-llamacpp-h100/`, llama.cpp with CUDA on one H100; its README says which file
@@ -21,7 +21,9 @@
 //! or not per design up to all launches; `--by-session` with `--alarms-only` or `--offline`:
 //! session splits instead of random ones, each side all of one recording session;
 //! `--new-session`: the candidate all of one session, the baseline from the others spanning at
-//! least two, as a baseline recorded over sittings and checked in a new one)
+//! least two, as a baseline recorded over sittings and checked in a new one; `--ab`: the
+//! `perfgate ab` table alone, its pairs drawn across sessions and, as a live `ab` runs, within
+//! one)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -31,8 +33,9 @@ use std::path::{Path, PathBuf};
 
 use perfgate::gate::noise::Launches;
 use perfgate::gate::replay::{
-    new_session_splits, replay, replay_ab, replay_confirmed_on, replay_held_out_on, replay_splits,
-    session_splits, side, splits, AbTally, Change, Design, Launch, Split, Tally,
+    new_session_splits, replay, replay_ab, replay_ab_in_sessions, replay_confirmed_on,
+    replay_held_out_on, replay_splits, session_splits, side, splits, AbTally, Change, Design,
+    Launch, Split, Tally,
 };
 use perfgate::gate::{confirm_held_out, evaluate, GateConfig, Inputs, TopVerdict, Verdict};
 use perfgate::record::{read_jsonl, ScenarioResult};
@@ -368,6 +371,70 @@ fn whole_sessions(a: &[Launch], cfg: &GateConfig) {
     }
 }
 
+/// `--ab`: `perfgate ab` replayed with its pairs drawn from all launches (as the default run's
+/// table does) and from one session each (as a live `ab` runs): false alarms with Wilson's 95 %
+/// interval, gated rows that PASS, and a uniform 10 % slowdown caught, per most pairs.
+fn ab_pairings(a: &[Launch], cfg: &GateConfig, perms: usize) {
+    println!(
+        "perfgate ab, {perms} permutations a cell: pairs across sessions → within one session"
+    );
+    println!();
+    println!("| most pairs | comparisons | false alarms | 95 % interval | gated rows PASS | 10 % slower, all: FAIL |");
+    println!("|---|---|---|---|---|---|");
+    let slower = Change::Slower {
+        pct: 10.0,
+        scenario: None,
+    };
+    for max_pairs in 2..=(a.len() as u32 / 2) {
+        let across = [
+            replay_ab(a, max_pairs, &Change::None, cfg, perms, 11),
+            replay_ab(a, max_pairs, &slower, cfg, perms, 12),
+        ];
+        let within = [
+            replay_ab_in_sessions(a, max_pairs, &Change::None, cfg, perms, 11),
+            replay_ab_in_sessions(a, max_pairs, &slower, cfg, perms, 12),
+        ];
+        let cell = |t: &AbTally| -> [String; 4] {
+            let (lo, hi) = wilson(t.failed, t.checks);
+            [
+                t.checks.to_string(),
+                pct(t.fail_rate()),
+                format!("{} – {}", pct(lo), pct(hi)),
+                pct(t.pass_rate()),
+            ]
+        };
+        let (x, w) = (cell(&across[0]), cell(&within[0]));
+        let w_power = if within[1].checks == 0 {
+            "–".to_string()
+        } else {
+            pct(within[1].fail_rate())
+        };
+        if within[0].checks == 0 {
+            println!(
+                "| {max_pairs} | {} → – | {} → – | {} → – | {} → – | {} → – |",
+                x[0],
+                x[1],
+                x[2],
+                x[3],
+                pct(across[1].fail_rate())
+            );
+        } else {
+            println!(
+                "| {max_pairs} | {} → {} | {} → {} | {} → {} | {} → {} | {} → {w_power} |",
+                x[0],
+                w[0],
+                x[1],
+                w[1],
+                x[2],
+                w[2],
+                x[3],
+                w[3],
+                pct(across[1].fail_rate())
+            );
+        }
+    }
+}
+
 fn ratio(k: usize, n: usize) -> f64 {
     if n == 0 {
         0.0
@@ -518,6 +585,7 @@ fn main() {
     let mut held_out = None;
     let mut by_session = false;
     let mut new_session = false;
+    let mut ab_only = false;
     let mut effect_spec = None;
     let mut cfg = GateConfig::default();
     while let Some(a) = args.next() {
@@ -531,6 +599,7 @@ fn main() {
             "--offline" => held_out = args.next().and_then(|v| v.parse().ok()),
             "--by-session" => by_session = true,
             "--new-session" => new_session = true,
+            "--ab" => ab_only = true,
             "--effect" => effect_spec = Some(args.next().expect("--effect METRIC:PCT:SCENARIO")),
             "--gate" => {
                 let p = PathBuf::from(args.next().expect("--gate FILE"));
@@ -562,6 +631,10 @@ fn main() {
     }
     if let Some(spec) = &effect_spec {
         effect(&a, &cfg, spec, max_splits);
+        return;
+    }
+    if ab_only {
+        ab_pairings(&a, &cfg, max_splits);
         return;
     }
     let split = |d: Design, seed: u64| {

@@ -585,14 +585,54 @@ pub fn replay_ab(
     perms: usize,
     seed: u64,
 ) -> AbTally {
+    let all: Vec<usize> = (0..launches.len()).collect();
+    replay_ab_from(launches, &[all], max_pairs, change, cfg, perms, seed)
+}
+
+/// [`replay_ab`] as a live `perfgate ab` runs: every pair of a comparison from one recording
+/// session (its arms take turns in one sitting), the permutations spread evenly over the
+/// sessions that hold `2 · max_pairs` launches. Pairing across sessions, as [`replay_ab`] does,
+/// puts the sessions' offset into the pairs' differences.
+pub fn replay_ab_in_sessions(
+    launches: &[Launch],
+    max_pairs: u32,
+    change: &Change,
+    cfg: &GateConfig,
+    perms: usize,
+    seed: u64,
+) -> AbTally {
+    let groups: Vec<Vec<usize>> = sessions_of(launches)
+        .iter()
+        .map(|s| {
+            (0..launches.len())
+                .filter(|&i| launches[i].session() == *s)
+                .collect()
+        })
+        .collect();
+    replay_ab_from(launches, &groups, max_pairs, change, cfg, perms, seed)
+}
+
+/// `perms` comparisons, the k-th drawing its pairs from a seeded permutation of the
+/// (k mod n)-th of the `groups` large enough for `max_pairs` pairs.
+fn replay_ab_from(
+    launches: &[Launch],
+    groups: &[Vec<usize>],
+    max_pairs: u32,
+    change: &Change,
+    cfg: &GateConfig,
+    perms: usize,
+    seed: u64,
+) -> AbTally {
     let mut t = AbTally::default();
     let need = 2 * max_pairs as usize;
-    if need > launches.len() || max_pairs == 0 {
+    let mut groups: Vec<Vec<usize>> = groups.iter().filter(|g| g.len() >= need).cloned().collect();
+    if groups.is_empty() || max_pairs == 0 {
         return t;
     }
     let mut rng = StdRng::seed_from_u64(seed);
-    let mut order: Vec<usize> = (0..launches.len()).collect();
-    for _ in 0..perms {
+    for k in 0..perms {
+        let n = groups.len();
+        let order = &mut groups[k % n];
         order.shuffle(&mut rng);
         let mut pair = |p: u32| -> Vec<ScenarioResult> {
             let (first, second) = (order[2 * p as usize], order[2 * p as usize + 1]);

@@ -163,3 +163,45 @@ fn a_slower_engine_is_slower_everywhere() {
     assert!((l.stats[k] / r.stats[k] - 1.5).abs() < 1e-12);
     assert_eq!(l.stats["median_tpot_ms"], r.stats["median_tpot_ms"]);
 }
+
+#[test]
+fn ab_in_sessions_pairs_launches_of_one_sitting_only() {
+    // Two sittings of six launches, the second 30 % slower in everything, ±1 % within each.
+    let ls: Vec<Launch> = (0..12)
+        .map(|i| {
+            let (s, scale) = if i < 6 { ("a", 1.0) } else { ("b", 1.0 / 1.3) };
+            let w = scale * (1.0 + 0.01 * (2.3 * i as f64).sin());
+            let mut r = record("m", 100, w, 1.0 / w);
+            r.session_id = Some(s.into());
+            Launch::new(&format!("l{i}"), vec![r])
+        })
+        .collect();
+    let cfg = GateConfig::default();
+    let within = replay_ab_in_sessions(&ls, 3, &Change::None, &cfg, 40, 1);
+    let across = replay_ab(&ls, 3, &Change::None, &cfg, 40, 1);
+    assert_eq!((within.checks, across.checks), (40, 40));
+    // Pairs of one sitting see ±1 %: no alarm, and most rows pass; pairs across the sittings
+    // carry the 30 % offset into their differences and pass far less.
+    assert_eq!(within.failed, 0);
+    assert!(within.pass_rate() >= 0.5, "{within:?}");
+    assert!(
+        across.pass_rate() < within.pass_rate(),
+        "{across:?} {within:?}"
+    );
+    // Four pairs need eight launches of one sitting: none has them.
+    assert_eq!(
+        replay_ab_in_sessions(&ls, 4, &Change::None, &cfg, 10, 1).checks,
+        0
+    );
+    assert_eq!(replay_ab(&ls, 4, &Change::None, &cfg, 10, 1).checks, 10);
+    // One session: the same draws as across all launches.
+    let one: Vec<Launch> = ls[..6].to_vec();
+    let (x, y) = (
+        replay_ab_in_sessions(&one, 2, &Change::None, &cfg, 20, 7),
+        replay_ab(&one, 2, &Change::None, &cfg, 20, 7),
+    );
+    assert_eq!(
+        (x.checks, x.failed, x.passed, x.pairs),
+        (y.checks, y.failed, y.passed, y.pairs)
+    );
+}
