@@ -11,6 +11,7 @@ use crate::record::Direction;
 
 pub mod config;
 pub mod look;
+pub mod machine;
 pub mod merge;
 pub mod moderate;
 pub mod noise;
@@ -22,11 +23,11 @@ pub mod verdict;
 
 pub use config::{GateConfig, MetricGate};
 pub use look::{Levels, Look};
+pub use machine::{machine_note, Machine, MACHINE_SHIFT_LIMIT};
 pub use noise::{Noise, NoiseSource};
 pub use verdict::{
-    compared, confirm, confirm_held_out, count, duplicate, evaluate, machine_note,
-    nothing_compared, Inputs, ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE, MACHINE_SHIFT_LIMIT,
-    UNCONFIRMED,
+    compared, confirm, confirm_held_out, count, duplicate, evaluate, nothing_compared, Inputs,
+    ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE, UNCONFIRMED,
 };
 
 /// The verdict of one row (model × scenario × metric).

@@ -32,10 +32,7 @@ pub(super) use row::{
 };
 pub(super) use stored::all_models_row;
 use stored::{engine_wide_row, learn_priors, metric_row};
-pub use summary::{
-    compared, count, duplicate, machine_note, method_sentence, nothing_compared, top_verdict,
-    MACHINE_SHIFT_LIMIT,
-};
+pub use summary::{compared, count, duplicate, method_sentence, nothing_compared, top_verdict};
 pub(super) use summary::{fill_side, fmt_prob, prior_words};
 
 /// A scenario that produced no measurement because the engine or infrastructure failed.

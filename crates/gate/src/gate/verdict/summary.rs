@@ -3,6 +3,7 @@
 
 use crate::gate::config::GateConfig;
 use crate::gate::look::Levels;
+use crate::gate::machine::Machine;
 use crate::gate::noise;
 use crate::gate::{Counts, Report, Row, Side, TopVerdict, Verdict};
 use crate::record::ScenarioResult;
@@ -137,95 +138,13 @@ pub(crate) fn fill_side(side: &mut Side, recs: &[ScenarioResult]) {
     if side.date.is_none() {
         side.date = first(|r| r.date.clone());
     }
+    let machine = Machine::of_records(recs);
     if side.calibration_ms.is_none() {
-        side.calibration_ms = calibration_of(recs);
+        side.calibration_ms = machine.calibration_ms;
     }
     if side.platforms.is_empty() {
-        for p in recs
-            .iter()
-            .filter_map(|r| r.telemetry.as_ref()?.platform.as_ref())
-        {
-            if !side.platforms.contains(p) {
-                side.platforms.push(p.clone());
-            }
-        }
+        side.platforms = machine.platforms;
     }
-}
-
-/// The geometric mean of the runs' calibration loop times; `None` when no run measured one.
-fn calibration_of(recs: &[ScenarioResult]) -> Option<f64> {
-    let logs: Vec<f64> = recs
-        .iter()
-        .filter_map(|r| r.telemetry.as_ref()?.calibration_ms)
-        .filter(|x| *x > 0.0 && x.is_finite())
-        .map(f64::ln)
-        .collect();
-    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
-}
-
-/// How much faster or slower one side's machine may run perfgate's calibration loop than the
-/// other's before a report says the machines differ: 1.25×. Measured on the corpora in
-/// `tests/data/` (docs/gate.md, "A machine that changed"): within a session its time varies by
-/// sd 1.4–4.8 % (9.1 % over 6 launches of one H200 host), sessions of one machine differ by
-/// 0.7–7 %, and the same machine kind four days later, another host, ran it 2.1× faster (while
-/// decoding 27–70 % slower); a deliberately loaded machine, up to 9× slower.
-pub const MACHINE_SHIFT_LIMIT: f64 = 1.25;
-
-/// A warning when the two sides' runs measured on machines that differ: a candidate's
-/// platform (CPU model and features, CPUs, GPUs, driver) that none of the baseline's runs had,
-/// or perfgate's calibration loop further apart in speed than [`MACHINE_SHIFT_LIMIT`] (another
-/// host of the same kind, or one loaded differently). A stored comparison cannot tell such a
-/// difference from the engine's. `None` when they agree or a side recorded neither (imported
-/// results, `--no-telemetry`), and in `perfgate ab`, whose arms take turns on one machine by
-/// design (an arm that loads the machine while idle is the arm's own doing there).
-pub fn machine_note(report: &Report) -> Option<String> {
-    if report.ab.is_some() {
-        return None;
-    }
-    let mut why = Vec::new();
-    if let Some(moved) = platform_changes(&report.baseline, &report.current) {
-        why.push(format!(
-            "the candidate's runs measured on another platform than the baseline's ({})",
-            moved.join(", ")
-        ));
-    }
-    if let (Some(b), Some(c)) = (
-        report.baseline.calibration_ms,
-        report.current.calibration_ms,
-    ) {
-        let r = c / b;
-        if r.is_finite() && r.ln().abs() > MACHINE_SHIFT_LIMIT.ln() {
-            let how = if r > 1.0 {
-                format!("{r:.1}× slower")
-            } else {
-                format!("{:.1}× faster", 1.0 / r)
-            };
-            why.push(format!(
-                "perfgate's calibration loop ran {how} before the candidate's runs ({c:.2} ms) \
-                 than before the baseline's ({b:.2} ms)"
-            ));
-        }
-    }
-    (!why.is_empty()).then(|| {
-        format!(
-            "the machines differ: {}, so a change can be the machine's (another host, or a \
-             loaded one): record the baseline on this runner, or compare in pairs (`perfgate ab`)",
-            why.join("; and ")
-        )
-    })
-}
-
-/// What differs between the baseline's platforms and a candidate platform none of them match,
-/// against the closest one; `None` when every candidate platform is one of the baseline's (or a
-/// side named none).
-fn platform_changes(base: &Side, cand: &Side) -> Option<Vec<String>> {
-    cand.platforms.iter().find_map(|c| {
-        base.platforms
-            .iter()
-            .map(|b| c.changes_since(b))
-            .min_by_key(Vec::len)
-            .filter(|moved| !moved.is_empty())
-    })
 }
 
 /// The method in one sentence.

@@ -1,5 +1,5 @@
 use super::*;
-use crate::gate::TopVerdict;
+use crate::gate::{machine_note, TopVerdict};
 use crate::sample::record;
 use proptest::prelude::*;
 
