@@ -23,6 +23,15 @@ pub fn render_terminal(h: &History, changes_only: bool) -> String {
             e.path
         );
     }
+    if !h.machine_changes.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nThe machines differ (a step at such a baseline can be the machine's):"
+        );
+        for (i, why) in &h.machine_changes {
+            let _ = writeln!(out, "  #{}: {why}", i + 1);
+        }
+    }
     let _ = writeln!(out);
     let mut rows: Vec<Vec<String>> = vec![{
         let mut h0 = vec!["model".into(), "scenario".into(), "metric".into()];
@@ -48,7 +57,7 @@ pub fn render_terminal(h: &History, changes_only: bool) -> String {
             .iter()
             .map(|c| {
                 format!(
-                    "{} at #{} {:+.1}% (z {:.1})",
+                    "{} at #{} {:+.1}% (z {:.1}){}",
                     if s.is_worse(c) {
                         "▼ worse"
                     } else {
@@ -56,7 +65,12 @@ pub fn render_terminal(h: &History, changes_only: bool) -> String {
                     },
                     c.index + 1,
                     c.change_pct,
-                    c.z
+                    c.z,
+                    if h.machine_change(c.index).is_some() {
+                        ", machines differ"
+                    } else {
+                        ""
+                    }
                 )
             })
             .collect();
@@ -102,6 +116,38 @@ mod tests {
     use crate::report::sample::release_series;
 
     #[test]
+    fn a_step_where_the_machine_changed_says_so() {
+        let cfg = GateConfig::default();
+        let mut series = release_series(|i| if i >= 6 { 0.8 } else { 1.0 });
+        // Releases 0.7 and on ran their calibration loop 2× slower.
+        for (_, b) in series.iter_mut() {
+            let later = crate::history::version_key(b.engine.version.as_deref().unwrap())[1] >= 7;
+            for run in b
+                .models
+                .iter_mut()
+                .flat_map(|m| &mut m.scenarios)
+                .flat_map(|s| &mut s.runs)
+            {
+                run.calibration_ms = Some(if later { 9.0 } else { 4.5 });
+            }
+        }
+        let h = build(&series, &[], &cfg, 3).unwrap();
+        assert_eq!(h.machine_changes.len(), 1, "{:?}", h.machine_changes);
+        let text = render_terminal(&h, true);
+        assert!(
+            text.contains(
+                "  #7: perfgate's calibration loop ran 2.0× slower before #7's runs (9.00 ms) \
+                 than before #6's (4.50 ms)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("▼ worse at #7 -20.4% (z -7.1), machines differ"),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn a_planted_step_is_drawn_and_a_flat_history_says_so() {
         let cfg = GateConfig::default();
         let h = build(
@@ -113,6 +159,7 @@ mod tests {
         .unwrap();
         let text = render_terminal(&h, true);
         assert!(text.contains("▼ worse at #7"), "{text}");
+        assert!(!text.contains("machines differ"), "{text}");
         let flat = build(&release_series(|_| 1.0), &[], &cfg, 3).unwrap();
         assert!(render_terminal(&flat, false).contains("0 of 2 series"));
     }

@@ -112,7 +112,15 @@ fn change_table(h: &History) -> TableView {
                     fmt_change(Some(c.change_pct)),
                     format!("{:.2}", c.z),
                     format!("{:.2e}", c.p),
-                    if s.is_worse(c) { "worse" } else { "better" }.into(),
+                    format!(
+                        "{}{}",
+                        if s.is_worse(c) { "worse" } else { "better" },
+                        if h.machine_change(c.index).is_some() {
+                            "; the machines differ here"
+                        } else {
+                            ""
+                        }
+                    ),
                 ],
                 note: String::new(),
             });
@@ -182,7 +190,17 @@ pub fn render_history(h: &History, title: &str, generated: &str) -> Result<Strin
         models,
         table: Some(change_table(h)),
         notes: Vec::new(),
-        warnings: Vec::new(),
+        warnings: h
+            .machine_changes
+            .iter()
+            .map(|(i, why)| {
+                format!(
+                    "the machines differ at #{} ({}): {why}; a step there can be the machine's",
+                    i + 1,
+                    h.entries[*i].label
+                )
+            })
+            .collect(),
     };
     page_html(&view)
 }

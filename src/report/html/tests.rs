@@ -220,5 +220,49 @@ fn history_page() {
     let html = render_history(&h, "perfgate history", "2025-01-01 00:00 UTC").unwrap();
     assert_self_contained(&html);
     assert!(html.contains("#5 vllm v0.4.0"), "{}", structure(&html));
+    assert!(!html.contains("class=\"warning\""));
     insta::assert_snapshot!(structure(&html));
+
+    // The same releases, v0.4.0 and on measured beside an H200 instead of an H100.
+    let gpu = |name: &str| {
+        let mut p = perfgate_record::telemetry::Platform::default();
+        assert!(p.add_gpus(&format!("{name}, 550.54.15\n")));
+        p
+    };
+    let moved: Vec<(String, Baseline)> = bs
+        .into_iter()
+        .enumerate()
+        .map(|(i, (path, mut b))| {
+            let p = gpu(if i >= 4 {
+                "NVIDIA H200"
+            } else {
+                "NVIDIA H100 80GB HBM3"
+            });
+            for run in b
+                .models
+                .iter_mut()
+                .flat_map(|m| &mut m.scenarios)
+                .flat_map(|s| &mut s.runs)
+            {
+                run.platform = Some(p.clone());
+            }
+            (path, b)
+        })
+        .collect();
+    let h = history::build(&moved, &[], &crate::gate::GateConfig::default(), 3).unwrap();
+    let html = render_history(&h, "perfgate history", "g").unwrap();
+    assert!(
+        html.contains(
+            "<p class=\"warning\">Warning: the machines differ at #5 (vllm v0.4.0): #5&#x27;s runs \
+             measured on another platform than #4&#x27;s (GPUs 1 × NVIDIA H100 80GB HBM3 → 1 × \
+             NVIDIA H200); a step there can be the machine&#x27;s</p>"
+        ),
+        "{}",
+        structure(&html)
+    );
+    assert!(
+        html.contains("<td>worse; the machines differ here</td>"),
+        "{}",
+        structure(&html)
+    );
 }

@@ -5,7 +5,7 @@
 
 use crate::baseline::Baseline;
 use crate::gate::config::{MetricClass, MetricRule};
-use crate::gate::GateConfig;
+use crate::gate::{GateConfig, Machine};
 use crate::record::Direction;
 
 pub mod changepoint;
@@ -85,6 +85,49 @@ pub struct History {
     pub series: Vec<Series>,
     /// The test's window (points on each side of a boundary).
     pub window: usize,
+    /// Where a baseline's runs measured on another machine than the one before it (by the
+    /// platforms and calibration loops the runs recorded): the entry index and why. A step
+    /// there can be the machine's.
+    pub machine_changes: Vec<(usize, String)>,
+}
+
+impl History {
+    /// Why entry `index`'s machine differs from the one before it, if it does.
+    pub fn machine_change(&self, index: usize) -> Option<&str> {
+        self.machine_changes
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, why)| why.as_str())
+    }
+}
+
+/// The machine a baseline's runs recorded.
+fn machine_of(b: &Baseline) -> Machine {
+    let runs = || {
+        b.models
+            .iter()
+            .flat_map(|m| &m.scenarios)
+            .flat_map(|s| &s.runs)
+    };
+    Machine::of(
+        runs().filter_map(|r| r.platform.as_ref()),
+        runs().filter_map(|r| r.calibration_ms),
+    )
+}
+
+/// Each baseline whose machine differs from the previous one's, with why.
+fn machine_changes(ordered: &[&Baseline]) -> Vec<(usize, String)> {
+    let machines: Vec<Machine> = ordered.iter().map(|b| machine_of(b)).collect();
+    (1..machines.len())
+        .filter_map(|i| {
+            let why = machines[i].differences(
+                &format!("#{}'s", i + 1),
+                &machines[i - 1],
+                &format!("#{}'s", i),
+            );
+            (!why.is_empty()).then(|| (i, why.join("; and ")))
+        })
+        .collect()
 }
 
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -291,6 +334,7 @@ pub fn build(
         entries,
         series,
         window,
+        machine_changes: machine_changes(&ordered),
     })
 }
 
