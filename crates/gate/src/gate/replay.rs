@@ -206,12 +206,21 @@ fn class_name(scope: Scope, metric: &str) -> String {
     }
 }
 
+/// The most splits [`splits`] lists before sampling from them; beyond it (32 launches at
+/// 5 × 5: 1.6 · 10¹⁰) it draws its sample directly. Every design of a corpus of up to 16
+/// launches (at most 2.0 · 10⁶ splits) is still listed, so their seeded samples are unchanged.
+const LIST_AT_MOST: f64 = 1e7;
+
 /// Up to `max` distinct ways to draw a baseline of `d.n_base` and a disjoint candidate of
 /// `d.n_cur` from `n` launches: all of them when there are few, else a seeded sample.
 pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
     let mut all = Vec::new();
     if d.n_base + d.n_cur > n || d.n_base == 0 || d.n_cur == 0 {
         return all;
+    }
+    let ways = choose(n, d.n_base) * choose(n - d.n_base, d.n_cur);
+    if ways > LIST_AT_MOST {
+        return drawn_splits(n, d, max.min(ways as usize), seed);
     }
     for base in combinations(n, d.n_base) {
         let rest: Vec<usize> = (0..n).filter(|i| !base.contains(i)).collect();
@@ -314,6 +323,31 @@ pub fn replay_splits(
     cfg: &GateConfig,
 ) -> Tally {
     replay_confirmed_on(launches, splits, change, cfg, 0, 0)
+}
+
+/// n choose k, as a float (the counts of splits overflow integers long before memory would).
+fn choose(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// `max` distinct splits of design `d` drawn from `n` launches by seeded shuffles, each side
+/// sorted: for designs with too many splits to list.
+fn drawn_splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(max);
+    let mut order: Vec<usize> = (0..n).collect();
+    while out.len() < max {
+        order.shuffle(&mut rng);
+        let mut base = order[..d.n_base].to_vec();
+        let mut cur = order[d.n_base..d.n_base + d.n_cur].to_vec();
+        base.sort_unstable();
+        cur.sort_unstable();
+        if seen.insert((base.clone(), cur.clone())) {
+            out.push((base, cur));
+        }
+    }
+    out
 }
 
 fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {

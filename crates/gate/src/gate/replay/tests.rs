@@ -205,3 +205,39 @@ fn ab_in_sessions_pairs_launches_of_one_sitting_only() {
         (y.checks, y.failed, y.passed, y.pairs)
     );
 }
+
+#[test]
+fn splits_of_many_launches_are_drawn_not_listed() {
+    // 32 launches at 8 × 8: 10.5 · 10⁶ · 735,471 ways, far too many to list.
+    let d = Design {
+        n_base: 8,
+        n_cur: 8,
+    };
+    let s = splits(32, d, 500, 3);
+    assert_eq!(s.len(), 500);
+    let distinct: std::collections::HashSet<_> = s.iter().cloned().collect();
+    assert_eq!(distinct.len(), 500);
+    for (b, c) in &s {
+        assert_eq!((b.len(), c.len()), (8, 8));
+        assert!(b.windows(2).all(|w| w[0] < w[1]) && c.windows(2).all(|w| w[0] < w[1]));
+        assert!(b.iter().all(|i| !c.contains(i) && *i < 32));
+    }
+    assert_eq!(splits(32, d, 500, 3), s, "seeded");
+    // Every launch is drawn into some split, on both sides.
+    for i in 0..32 {
+        assert!(s.iter().any(|(b, _)| b.contains(&i)) && s.iter().any(|(_, c)| c.contains(&i)));
+    }
+    assert!((choose(32, 8) - 10_518_300.0).abs() < 1e-3);
+    // At 16 launches the largest design is still listed: every split of 2 × 1 is there.
+    let all = splits(
+        16,
+        Design {
+            n_base: 2,
+            n_cur: 1,
+        },
+        usize::MAX,
+        1,
+    );
+    assert_eq!(all.len(), 120 * 14);
+    assert!(choose(16, 5) * choose(11, 5) <= LIST_AT_MOST);
+}
