@@ -13,7 +13,7 @@ use crate::record::ScenarioResult;
 /// other's before a report says the machines differ: 1.25×. Measured on the corpora in
 /// `tests/data/` (docs/gate.md, "A machine that changed"): within a session its time varies by
 /// sd 1.4–4.8 % (9.1 % over 6 launches of one H200 host), sessions of one machine differ by
-/// 0.7–7 %, and the same machine kind four days later, another host, ran it 2.1× faster (while
+/// 0.7–6 %, and the same machine kind four days later, another host, ran it 2.1× faster (while
 /// decoding 27–70 % slower); a deliberately loaded machine, up to 9× slower.
 pub const MACHINE_SHIFT_LIMIT: f64 = 1.25;
 
