@@ -117,11 +117,7 @@ fn missing_failing_and_hanging_sources_are_noted_once_and_never_hold_the_stop() 
         p.gpus.is_empty() && p.gpu_driver.is_none() && p.cpus.is_some(),
         "{p:?}"
     );
-    let smi: Vec<_> = t
-        .notes
-        .iter()
-        .filter(|n| n.starts_with("nvidia-smi"))
-        .collect();
+    let smi = smi_notes(&t);
     assert_eq!(smi, ["nvidia-smi: not on PATH (no GPU telemetry)"]);
     assert_eq!(
         t.notes.iter().filter(|n| n.starts_with("/metrics")).count(),
@@ -137,11 +133,7 @@ fn missing_failing_and_hanging_sources_are_noted_once_and_never_hold_the_stop() 
     let mut c = cfg(&failing, None);
     c.calibrate = false;
     let t = Monitor::start(c).finish_after(Duration::from_millis(400));
-    let smi: Vec<_> = t
-        .notes
-        .iter()
-        .filter(|n| n.starts_with("nvidia-smi"))
-        .collect();
+    let smi = smi_notes(&t);
     assert_eq!(smi.len(), 1, "{:?}", t.notes);
     assert!(smi[0].contains("no driver"), "{smi:?}");
 
@@ -159,11 +151,7 @@ fn missing_failing_and_hanging_sources_are_noted_once_and_never_hold_the_stop() 
     let t = Monitor::start(c).finish_after(Duration::from_millis(300));
     assert_eq!(t.gpus.len(), 2);
     assert!(t.platform.as_ref().unwrap().gpus.is_empty());
-    let smi: Vec<_> = t
-        .notes
-        .iter()
-        .filter(|n| n.starts_with("nvidia-smi"))
-        .collect();
+    let smi = smi_notes(&t);
     assert_eq!(smi.len(), 1, "{:?}", t.notes);
     assert!(smi[0].contains("GPU names: exited with"), "{smi:?}");
 
@@ -193,6 +181,14 @@ fn missing_failing_and_hanging_sources_are_noted_once_and_never_hold_the_stop() 
         !Path::new(&format!("/proc/{}", pid.trim())).exists(),
         "nvidia-smi (pid {pid}) outlived the monitor"
     );
+}
+
+/// The notes `nvidia-smi` left.
+fn smi_notes(t: &perfgate::telemetry::Telemetry) -> Vec<&String> {
+    t.notes
+        .iter()
+        .filter(|n| n.starts_with("nvidia-smi"))
+        .collect()
 }
 
 /// Stop after `d`.
