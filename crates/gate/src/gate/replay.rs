@@ -12,6 +12,13 @@ use super::verdict::Scope;
 use super::{evaluate, Inputs, Report, TopVerdict, Verdict};
 use crate::record::ScenarioResult;
 
+mod splits;
+
+use splits::sessions_of;
+#[cfg(test)]
+use splits::{choose, LIST_AT_MOST};
+pub use splits::{new_session_splits, session_splits, splits};
+
 /// One recorded engine launch.
 #[derive(Debug, Clone)]
 pub struct Launch {
@@ -206,115 +213,6 @@ fn class_name(scope: Scope, metric: &str) -> String {
     }
 }
 
-/// The most splits [`splits`] lists before sampling from them; beyond it (32 launches at
-/// 5 × 5: 1.6 · 10¹⁰) it draws its sample directly. Every design of a corpus of up to 16
-/// launches (at most 2.0 · 10⁶ splits) is still listed, so their seeded samples are unchanged.
-const LIST_AT_MOST: f64 = 1e7;
-
-/// Up to `max` distinct ways to draw a baseline of `d.n_base` and a disjoint candidate of
-/// `d.n_cur` from `n` launches: all of them when there are few, else a seeded sample.
-pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
-    let mut all = Vec::new();
-    if d.n_base + d.n_cur > n || d.n_base == 0 || d.n_cur == 0 {
-        return all;
-    }
-    let ways = choose(n, d.n_base) * choose(n - d.n_base, d.n_cur);
-    if ways > LIST_AT_MOST {
-        return drawn_splits(n, d, max.min(ways as usize), seed);
-    }
-    for base in combinations(n, d.n_base) {
-        let rest: Vec<usize> = (0..n).filter(|i| !base.contains(i)).collect();
-        for cur in combinations(rest.len(), d.n_cur) {
-            all.push((base.clone(), cur.iter().map(|&i| rest[i]).collect()));
-        }
-    }
-    sample(all, max, seed)
-}
-
-/// Up to `max` session splits of design `d`: a baseline of `d.n_base` launches all of one
-/// recording session and a candidate of `d.n_cur` all of another, every ordered pair of sessions
-/// (the split a stored baseline and a later check make), all of them when there are few, else a
-/// seeded sample. Launches without a session id are one session.
-pub fn session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
-    let sessions = sessions_of(launches);
-    let of = |s: &Option<String>| -> Vec<usize> {
-        (0..launches.len())
-            .filter(|&i| launches[i].session() == *s)
-            .collect()
-    };
-    let mut all = Vec::new();
-    for x in &sessions {
-        for y in sessions.iter().filter(|y| *y != x) {
-            let (ix, iy) = (of(x), of(y));
-            if ix.len() < d.n_base || iy.len() < d.n_cur || d.n_base == 0 || d.n_cur == 0 {
-                continue;
-            }
-            for b in combinations(ix.len(), d.n_base) {
-                for c in combinations(iy.len(), d.n_cur) {
-                    all.push((
-                        b.iter().map(|&i| ix[i]).collect(),
-                        c.iter().map(|&i| iy[i]).collect(),
-                    ));
-                }
-            }
-        }
-    }
-    sample(all, max, seed)
-}
-
-/// Up to `max` new-session splits of design `d`: a candidate of `d.n_cur` launches all of one
-/// session, and a baseline of `d.n_base` launches from the other sessions that spans at least
-/// two of them (a baseline recorded over sittings, then checked in a new one: the workflow
-/// that measures the session offset instead of assuming it). Every session takes its turn as
-/// the candidate's; all splits when there are few, else a seeded sample. Empty with fewer than
-/// three sessions.
-pub fn new_session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
-    let sessions = sessions_of(launches);
-    let mut all = Vec::new();
-    if sessions.len() < 3 || d.n_base < 2 || d.n_cur == 0 {
-        return all;
-    }
-    for y in &sessions {
-        let (others, own): (Vec<usize>, Vec<usize>) =
-            (0..launches.len()).partition(|&i| launches[i].session() != *y);
-        if others.len() < d.n_base || own.len() < d.n_cur {
-            continue;
-        }
-        for b in combinations(others.len(), d.n_base) {
-            let base: Vec<usize> = b.iter().map(|&i| others[i]).collect();
-            let first = launches[base[0]].session();
-            if base.iter().all(|&i| launches[i].session() == first) {
-                continue;
-            }
-            for c in combinations(own.len(), d.n_cur) {
-                all.push((base.clone(), c.iter().map(|&i| own[i]).collect()));
-            }
-        }
-    }
-    sample(all, max, seed)
-}
-
-/// The launches' distinct sessions, in order of first appearance.
-fn sessions_of(launches: &[Launch]) -> Vec<Option<String>> {
-    let mut out = Vec::new();
-    for l in launches {
-        if !out.contains(&l.session()) {
-            out.push(l.session());
-        }
-    }
-    out
-}
-
-/// All of `all` when there are at most `max`, else a seeded sample of `max`.
-fn sample(mut all: Vec<Split>, max: usize, seed: u64) -> Vec<Split> {
-    if all.len() > max {
-        let mut rng = StdRng::seed_from_u64(seed);
-        all.shuffle(&mut rng);
-        all.truncate(max);
-    }
-    all
-}
-
 /// Checks of the given splits, decided once, the candidate's launches changed by `change`.
 pub fn replay_splits(
     launches: &[Launch],
@@ -323,52 +221,6 @@ pub fn replay_splits(
     cfg: &GateConfig,
 ) -> Tally {
     replay_confirmed_on(launches, splits, change, cfg, 0, 0)
-}
-
-/// n choose k, as a float (the counts of splits overflow integers long before memory would).
-fn choose(n: usize, k: usize) -> f64 {
-    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
-}
-
-/// `max` distinct splits of design `d` drawn from `n` launches by seeded shuffles, each side
-/// sorted: for designs with too many splits to list.
-fn drawn_splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(max);
-    let mut order: Vec<usize> = (0..n).collect();
-    while out.len() < max {
-        order.shuffle(&mut rng);
-        let mut base = order[..d.n_base].to_vec();
-        let mut cur = order[d.n_base..d.n_base + d.n_cur].to_vec();
-        base.sort_unstable();
-        cur.sort_unstable();
-        if seen.insert((base.clone(), cur.clone())) {
-            out.push((base, cur));
-        }
-    }
-    out
-}
-
-fn combinations(n: usize, k: usize) -> Vec<Vec<usize>> {
-    let mut out = Vec::new();
-    let mut cur = Vec::with_capacity(k);
-    fn go(start: usize, n: usize, k: usize, cur: &mut Vec<usize>, out: &mut Vec<Vec<usize>>) {
-        if cur.len() == k {
-            out.push(cur.clone());
-            return;
-        }
-        for i in start..n {
-            if n - i < k - cur.len() {
-                break;
-            }
-            cur.push(i);
-            go(i + 1, n, k, cur, out);
-            cur.pop();
-        }
-    }
-    go(0, n, k, &mut cur, &mut out);
-    out
 }
 
 /// Replay checks of `launches` under design `d`, the candidate's launches changed by `change`.
