@@ -98,6 +98,12 @@ impl Platform {
         true
     }
 
+    /// Whether `/proc/cpuinfo` gave anything: a model name, or features (Arm's has no model
+    /// name).
+    fn read_cpuinfo(&self) -> bool {
+        self.cpu.is_some() || !self.cpu_features.is_empty()
+    }
+
     /// What differs from `earlier` to `self`, in words (`2 → 4 CPUs`, `CPU features +amx_tile`,
     /// …); empty when nothing both know differs. A part one of them does not know (no GPU list:
     /// `nvidia-smi` absent or failing) is not compared.
@@ -108,7 +114,9 @@ impl Platform {
                 out.push(format!("CPU `{a}` → `{b}`"));
             }
         }
-        if earlier.cpu.is_some() && self.cpu.is_some() && earlier.cpu_features != self.cpu_features
+        if earlier.read_cpuinfo()
+            && self.read_cpuinfo()
+            && earlier.cpu_features != self.cpu_features
         {
             let gone = earlier
                 .cpu_features
@@ -241,5 +249,10 @@ mod tests {
             ["CPU features −avx512_fp16 +amx_tile"]
         );
         assert!(old.changes_since(&Platform::default()).is_empty());
+        // Arm's cpuinfo names no model: its features are compared all the same.
+        let arm = Platform::from_cpuinfo(ARM, Some(4));
+        let mut arm2 = arm.clone();
+        arm2.cpu_features.retain(|f| f != "sve");
+        assert_eq!(arm2.changes_since(&arm), ["CPU features −sve"]);
     }
 }
