@@ -14,9 +14,9 @@ use crate::record::ScenarioResult;
 
 mod splits;
 
-use splits::sessions_of;
 #[cfg(test)]
 use splits::{choose, LIST_AT_MOST};
+use splits::{members, sessions_of};
 pub use splits::{new_session_splits, session_splits, splits};
 
 /// One recorded engine launch.
@@ -489,11 +489,7 @@ pub fn replay_ab_in_sessions(
 ) -> AbTally {
     let groups: Vec<Vec<usize>> = sessions_of(launches)
         .iter()
-        .map(|s| {
-            (0..launches.len())
-                .filter(|&i| launches[i].session() == *s)
-                .collect()
-        })
+        .map(|s| members(launches, s))
         .collect();
     replay_ab_from(launches, &groups, max_pairs, change, cfg, perms, seed)
 }

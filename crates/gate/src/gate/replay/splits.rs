@@ -38,15 +38,10 @@ pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
 /// seeded sample. Launches without a session id are one session.
 pub fn session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
     let sessions = sessions_of(launches);
-    let of = |s: &Option<String>| -> Vec<usize> {
-        (0..launches.len())
-            .filter(|&i| launches[i].session() == *s)
-            .collect()
-    };
     let mut all = Vec::new();
     for x in &sessions {
         for y in sessions.iter().filter(|y| *y != x) {
-            let (ix, iy) = (of(x), of(y));
+            let (ix, iy) = (members(launches, x), members(launches, y));
             if ix.len() < d.n_base || iy.len() < d.n_cur || d.n_base == 0 || d.n_cur == 0 {
                 continue;
             }
@@ -104,6 +99,13 @@ pub(super) fn sessions_of(launches: &[Launch]) -> Vec<Option<String>> {
         }
     }
     out
+}
+
+/// The indices of the launches of session `s`.
+pub(super) fn members(launches: &[Launch], s: &Option<String>) -> Vec<usize> {
+    (0..launches.len())
+        .filter(|&i| launches[i].session() == *s)
+        .collect()
 }
 
 /// All of `all` when there are at most `max`, else a seeded sample of `max`.
