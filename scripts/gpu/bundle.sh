@@ -6,12 +6,13 @@
 #   scripts/gpu/bundle.sh
 #
 # Then, in one device call from the checkout's root, carrying .gpu (build 4.5-5 min on 16 cores, model
-# 1 min alongside it, then 35 s a launch with FA on the corpus's H100 and 62-73 s on the H200 lent on
-# 2026-11-28: a 15-minute lease recorded 7 launches, tests/data/gpu-llamacpp-h200/README.md):
+# 1 min alongside it, then 35 s a launch with FA on the corpus's H100 and 57-73 s on the H200s lent on
+# 2026-11-28: a 15-minute lease recorded 7 launches, the next 9; tests/data/gpu-llamacpp-h200/README.md):
 #   setsid nohup bash .gpu/scripts/master.sh "$PWD" >/tmp/m.out 2>&1 </dev/null &
 #   sleep 2; bash .gpu/scripts/poll.sh SECONDS
 # poll.sh packs /tmp/w/res (one SESSION-VARIANT-lN.jsonl per launch, launches.tsv, logs) into
-# $OUT/res.tgz. A later call on the still-warm machine can poll again: the recording runs on.
+# $OUT/res.tgz. A later call on the still-warm machine (within its 30 s) polls again with
+# `bash /tmp/w/scripts/poll.sh SECONDS`: the recording runs on.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 log() { printf 'gpu-bundle: %s\n' "$*" >&2; }
