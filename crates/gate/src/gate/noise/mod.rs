@@ -372,11 +372,20 @@ pub const OUTLIER_MIN_LAUNCHES: usize = 8;
 /// 10 × 10 without it); `perfgate ab` cancels it, and a baseline recorded over sessions
 /// measures it.
 pub const SESSION_RATIO_PRIOR: f64 = 1.0;
-/// The weight of [`SESSION_RATIO_PRIOR`] against a measured λ, in session comparisons: one, as
-/// much as a baseline of two sessions shows. Two sessions alone cannot tell a session effect of
-/// zero from a large one, so a λ measured on one df is halfway to the prior; ten sessions (9 df)
-/// outweigh it nine to one.
+/// The weight of [`SESSION_RATIO_PRIOR`] against a measured λ that reads above it, in session
+/// comparisons: one, as much as a baseline of two sessions shows. Two sessions alone cannot tell
+/// a session effect of zero from a large one, so a large λ measured on one df is halfway to the
+/// prior; ten sessions (9 df) outweigh it nine to one.
 pub const SESSION_PRIOR_DF: f64 = 1.0;
+/// The weight of [`SESSION_RATIO_PRIOR`] against a measured λ that reads below it: four session
+/// comparisons. A λ measured on one comparison is a χ²₁ draw around the truth, which reads below
+/// 0.455 × the truth half the time and below a tenth of it a quarter of the time (χ²₁'s median
+/// 0.4549, its cdf at 0.1 0.2482): sittings that happen to agree are weak evidence that the next
+/// one will, while sittings that differ have shown an effect the check must not dilute. Measured
+/// on the CPU corpora's new-session splits (docs/gate.md, "One host, several sittings"): with one
+/// comparison's weight a row worse by δ passed 6.6 % of llama.cpp's calibrated 5 × 3 checks; with
+/// four, 4.2 %, for 1–3 points of power.
+pub const SESSION_PRIOR_DF_BELOW: f64 = 4.0;
 
 /// The between-session term of a row.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -390,7 +399,7 @@ pub struct SessionTerm {
     /// λ · sd² · factor.
     pub factor: f64,
     /// The degrees of freedom behind a measured λ: its session comparisons plus the prior's
-    /// ([`SESSION_PRIOR_DF`]); `None` when λ is assumed (a constant, no sampling error).
+    /// ([`SESSION_PRIOR_DF`] or [`SESSION_PRIOR_DF_BELOW`]); `None` when λ is assumed (a constant, no sampling error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub df: Option<f64>,
 }
@@ -452,8 +461,9 @@ impl Priors {
     }
 
     /// λ for `metric`: measured from its rows' sessions (else from every metric's), combined
-    /// with [`SESSION_RATIO_PRIOR`] worth [`SESSION_PRIOR_DF`] by their degrees of freedom (the
-    /// session comparisons behind the measurement: 1 for two sessions); the prior alone, with
+    /// with [`SESSION_RATIO_PRIOR`] by their degrees of freedom (the session comparisons behind
+    /// the measurement: 1 for two sessions), the prior worth [`SESSION_PRIOR_DF`] against a λ
+    /// above it and [`SESSION_PRIOR_DF_BELOW`] against one below; the prior alone, with
     /// `measured` false, when no side spans two sessions.
     pub fn session_ratio(&self, metric: &str) -> (f64, bool) {
         let (ratio, df) = self.session_ratio_df(metric);
@@ -474,10 +484,17 @@ impl Priors {
             .and_then(measured)
             .or_else(|| measured(all));
         match got {
-            Some((r, df)) => (
-                (SESSION_PRIOR_DF * SESSION_RATIO_PRIOR + df * r) / (SESSION_PRIOR_DF + df),
-                Some(SESSION_PRIOR_DF + df),
-            ),
+            Some((r, df)) => {
+                let d0 = if r < SESSION_RATIO_PRIOR {
+                    SESSION_PRIOR_DF_BELOW
+                } else {
+                    SESSION_PRIOR_DF
+                };
+                (
+                    (d0 * SESSION_RATIO_PRIOR + df * r) / (d0 + df),
+                    Some(d0 + df),
+                )
+            }
             None => (SESSION_RATIO_PRIOR, None),
         }
     }

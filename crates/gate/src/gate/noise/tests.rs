@@ -263,3 +263,31 @@ fn one_launch_per_session_has_a_between_part_but_no_anova() {
     let one = Launches::of(&refs[..1], "output_throughput").unwrap();
     assert_eq!(one.between_sessions(), None);
 }
+
+#[test]
+fn a_measured_session_ratio_below_the_prior_needs_more_evidence_than_one_above() {
+    // One row of one metric, launch variance 1, sessions seen by one comparison (two sessions,
+    // n₀ = 2): MS_between = 1 + 2λ̂.
+    let priors = |lambda: f64, df_between: f64| {
+        let a = SessionAnova {
+            ms_between: 1.0 + 2.0 * lambda,
+            df_between,
+            ms_within: 1.0,
+            df_within: 4.0,
+            n0: 2.0,
+        };
+        Priors::learn([("output_throughput", (4.0, 4.0), vec![a])])
+    };
+    // Sittings that differ (λ̂ = 9 on one df): halfway to the prior, on 1 + 1 df.
+    let (r, df) = priors(9.0, 1.0).session_ratio_df("output_throughput");
+    assert!((r - 5.0).abs() < 1e-12 && df == Some(2.0), "{r} {df:?}");
+    // Sittings that agree (λ̂ = 0 on one df): the prior keeps four fifths, on 4 + 1 df.
+    let (r, df) = priors(0.0, 1.0).session_ratio_df("output_throughput");
+    assert!((r - 0.8).abs() < 1e-12 && df == Some(5.0), "{r} {df:?}");
+    // Ten sittings that agree closely (λ̂ = 0.2 on 9 df) outweigh it: (4 + 1.8) / 13.
+    let (r, _) = priors(0.2, 9.0).session_ratio_df("output_throughput");
+    assert!((r - 5.8 / 13.0).abs() < 1e-12, "{r}");
+    // Nothing measured: the prior, assumed.
+    let none = Priors::learn([("output_throughput", (4.0, 4.0), Vec::new())]);
+    assert_eq!(none.session_ratio_df("output_throughput"), (1.0, None));
+}
