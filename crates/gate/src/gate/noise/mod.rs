@@ -384,7 +384,7 @@ pub const SESSION_PRIOR_DF: f64 = 1.0;
 /// one will, while sittings that differ have shown an effect the check must not dilute. Measured
 /// on the CPU corpora's new-session splits (docs/gate.md, "One host, several sittings"): with one
 /// comparison's weight a row worse by δ passed 6.6 % of llama.cpp's calibrated 5 × 3 checks; with
-/// four, 4.2 %, for 1–3 points of power.
+/// four, 4.2 %, for at most 2.3 points of passes and 2 of power on every corpus.
 pub const SESSION_PRIOR_DF_BELOW: f64 = 4.0;
 
 /// The between-session term of a row.
@@ -399,7 +399,8 @@ pub struct SessionTerm {
     /// λ · sd² · factor.
     pub factor: f64,
     /// The degrees of freedom behind a measured λ: its session comparisons plus the prior's
-    /// ([`SESSION_PRIOR_DF`] or [`SESSION_PRIOR_DF_BELOW`]); `None` when λ is assumed (a constant, no sampling error).
+    /// ([`SESSION_PRIOR_DF`] or [`SESSION_PRIOR_DF_BELOW`]); `None` when λ is assumed (a
+    /// constant, no sampling error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub df: Option<f64>,
 }
