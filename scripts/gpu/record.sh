@@ -4,7 +4,9 @@
 # sessions in turn. Each launch lands in WORKDIR/res/SESSION-VARIANT-lN.jsonl as it ends, so a lease
 # that ends early keeps every finished launch.
 #   record.sh WORKDIR
-# Environment: FA (on), SESSIONS ("g1 g2"), LAUNCHES (per variant and session, 5), VARIANTS ("same b1").
+# Environment: FA (on), SESSIONS ("g1 g2"), LAUNCHES (per variant and session, 5), VARIANTS ("same b1";
+# also b2: 24 slots instead of 32, the H100 corpus's changed engine, which queues the two
+# concurrency-32 scenarios and leaves the Poisson one alone).
 set -u
 W=$1; cd $W; PG=$W/perfgate
 FA=${FA:-on}; SESSIONS=${SESSIONS:-g1 g2}; LAUNCHES=${LAUNCHES:-5}; VARIANTS=${VARIANTS:-same b1}
@@ -64,7 +66,8 @@ launch() { # SESSION VARIANT N
   case "$2" in
     same) ;;
     b1) args=(--engine-cmd "env GGML_CUDA_DISABLE_GRAPHS=1 $SRV") ;;
-    *) log "unknown variant $2 (same, b1)"; return 1 ;;
+    b2) args=(--engine-cmd "${SRV/ -np 32 / -np 24 }") ;;
+    *) log "unknown variant $2 (same, b1, b2)"; return 1 ;;
   esac
   t0=$(date +%s); log "$name"
   NO_COLOR=1 PERFGATE_SESSION=$1 $PG check --baseline suite.toml --runs 1 --output-dir out/$name "${args[@]}" > res/$name.txt 2>&1 || rc=$?
