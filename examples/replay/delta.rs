@@ -16,15 +16,23 @@ pub(crate) fn worse_by_delta(
     scenarios: &[String],
     cfg: &GateConfig,
     max_splits: usize,
+    candidates: &[String],
 ) {
     println!();
     println!("a row worse by exactly δ: share of checks in which it PASSes (should be ≤ 5 %):");
-    let random = |d: Design, seed: u64| splits(a.len(), d, max_splits, seed);
-    delta_table(a, scenarios, cfg, &random, (5, 6));
+    if candidates.is_empty() {
+        let random = |d: Design, seed: u64| splits(a.len(), d, max_splits, seed);
+        delta_table(a, scenarios, cfg, &random, (5, 6));
+    } else {
+        println!(
+            "(candidates only of the sessions {})",
+            candidates.join(", ")
+        );
+    }
     // The same on session splits (each side all of one session, the candidate's another) and
     // on new-session splits (a baseline over ≥ 2 sessions, the candidate's another).
-    let by_session = |d: Design, seed: u64| session_splits(a, d, max_splits, seed);
-    let new_session = |d: Design, seed: u64| new_session_splits(a, d, max_splits, seed);
+    let by_session = |d: Design, seed: u64| session_splits(a, d, max_splits, seed, candidates);
+    let new_session = |d: Design, seed: u64| new_session_splits(a, d, max_splits, seed, candidates);
     let kinds: [(SplitFn<'_>, &str, (u64, u64)); 2] = [
         (&by_session, "session splits (the baseline's launches of one session, the candidate's of another)", (7, 7)),
         (&new_session, "new-session splits (the baseline's launches spanning ≥ 2 sessions, the candidate's of another)", (9, 9)),

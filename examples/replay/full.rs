@@ -158,7 +158,7 @@ pub(crate) fn tables(a: &[Launch], scenarios: &[String], cfg: &GateConfig, max_s
         );
     }
 
-    crate::delta::worse_by_delta(a, scenarios, cfg, max_splits);
+    crate::delta::worse_by_delta(a, scenarios, cfg, max_splits, &[]);
     crate::sessions::whole_sessions(a, cfg);
 }
 

@@ -23,7 +23,9 @@
 //! `--new-session`: the candidate all of one session, the baseline from the others spanning at
 //! least two, as a baseline recorded over sittings and checked in a new one; `--ab`: the
 //! `perfgate ab` table alone, its pairs drawn across sessions and, as a live `ab` runs, within
-//! one)
+//! one; `--candidate-sessions a,b`: session and new-session splits keep only the candidates of
+//! those sessions, e.g. sittings recorded after a constant was chosen, and `--delta-only` then
+//! leaves out its random splits)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -50,7 +52,7 @@ use crate::util::list;
 const USAGE: &str =
     "usage: replay [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] \
 [--alarms-only [--confirm N] | --offline N | --delta-only | --ab | --effect METRIC:PCT:SCENARIO] \
-[--by-session | --new-session]
+[--by-session | --new-session] [--candidate-sessions a,b,…]
   DIR: one JSON Lines file per engine launch, named by --unchanged / --changed without .jsonl
   (default: tests/data/gpu-llamacpp-h100, its unchanged launches and b2)";
 
@@ -66,6 +68,7 @@ struct Options {
     held_out: Option<u32>,
     by_session: bool,
     new_session: bool,
+    candidates: Vec<String>,
     ab_only: bool,
     effect: Option<String>,
     cfg: GateConfig,
@@ -98,6 +101,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
         held_out: None,
         by_session: false,
         new_session: false,
+        candidates: Vec::new(),
         ab_only: false,
         effect: None,
         cfg: GateConfig::default(),
@@ -115,6 +119,9 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
             "--offline" => o.held_out = Some(value(&mut args, &a, "a number of launches")?),
             "--by-session" => o.by_session = true,
             "--new-session" => o.new_session = true,
+            "--candidate-sessions" => {
+                o.candidates = list(&value::<String>(&mut args, &a, "a list of sessions")?)
+            }
             "--ab" => o.ab_only = true,
             "--effect" => o.effect = Some(value(&mut args, &a, "METRIC:PCT:SCENARIO")?),
             "--gate" => {
@@ -127,6 +134,15 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
                 dir_given = true;
             }
         }
+    }
+    let sessions_split = (o.by_session || o.new_session) && (o.alarms_only || o.held_out.is_some());
+    let held = !o.candidates.is_empty();
+    if held && !(sessions_split || o.delta_only) {
+        return Err(
+            "--candidate-sessions needs --delta-only, or --by-session or --new-session \
+with --alarms-only or --offline"
+                .to_string(),
+        );
     }
     if o.changed.is_none() && !dir_given {
         o.changed = Some(list("b2"));
@@ -193,7 +209,7 @@ fn run(o: &Options) -> Result<(), String> {
         scenarios.join(", ")
     );
     if o.delta_only {
-        delta::worse_by_delta(&a, &scenarios, cfg, max_splits);
+        delta::worse_by_delta(&a, &scenarios, cfg, max_splits, &o.candidates);
         return Ok(());
     }
     if let Some(spec) = &o.effect {
@@ -205,9 +221,9 @@ fn run(o: &Options) -> Result<(), String> {
     }
     let split = |d: Design, seed: u64| {
         if o.new_session {
-            new_session_splits(&a, d, max_splits, seed)
+            new_session_splits(&a, d, max_splits, seed, &o.candidates)
         } else if o.by_session {
-            session_splits(&a, d, max_splits, seed)
+            session_splits(&a, d, max_splits, seed, &o.candidates)
         } else {
             splits(a.len(), d, max_splits, seed)
         }

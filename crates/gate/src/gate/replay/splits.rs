@@ -3,6 +3,7 @@
 
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
+use rand::Rng;
 use rand::SeedableRng;
 
 use super::{Design, Launch, Split};
@@ -35,12 +36,23 @@ pub fn splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
 /// Up to `max` session splits of design `d`: a baseline of `d.n_base` launches all of one
 /// recording session and a candidate of `d.n_cur` all of another, every ordered pair of sessions
 /// (the split a stored baseline and a later check make), all of them when there are few, else a
-/// seeded sample. Launches without a session id are one session.
-pub fn session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
+/// seeded sample. Launches without a session id are one session. A non-empty `candidates`
+/// keeps the splits whose candidate is of one of those sessions (a sitting held out of every
+/// choice the gate's constants were measured on).
+pub fn session_splits(
+    launches: &[Launch],
+    d: Design,
+    max: usize,
+    seed: u64,
+    candidates: &[String],
+) -> Vec<Split> {
     let sessions = sessions_of(launches);
     let mut all = Vec::new();
     for x in &sessions {
-        for y in sessions.iter().filter(|y| *y != x) {
+        for y in sessions
+            .iter()
+            .filter(|y| *y != x && is_candidate(y, candidates))
+        {
             let (ix, iy) = (members(launches, x), members(launches, y));
             if ix.len() < d.n_base || iy.len() < d.n_cur || d.n_base == 0 || d.n_cur == 0 {
                 continue;
@@ -62,32 +74,128 @@ pub fn session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> 
 /// session, and a baseline of `d.n_base` launches from the other sessions that spans at least
 /// two of them (a baseline recorded over sittings, then checked in a new one: the workflow
 /// that measures the session offset instead of assuming it). Every session takes its turn as
-/// the candidate's; all splits when there are few, else a seeded sample. Empty with fewer than
-/// three sessions.
-pub fn new_session_splits(launches: &[Launch], d: Design, max: usize, seed: u64) -> Vec<Split> {
+/// the candidate's (with a non-empty `candidates`, only those sessions, as in
+/// [`session_splits`]); all splits when there are few, else a seeded sample, drawn directly
+/// (never listed) beyond [`LIST_AT_MOST`] (40 launches in five sessions at 5 × 3: 5.6 · 10⁷).
+/// Empty with fewer than three sessions.
+pub fn new_session_splits(
+    launches: &[Launch],
+    d: Design,
+    max: usize,
+    seed: u64,
+    candidates: &[String],
+) -> Vec<Split> {
     let sessions = sessions_of(launches);
     let mut all = Vec::new();
     if sessions.len() < 3 || d.n_base < 2 || d.n_cur == 0 {
         return all;
     }
-    for y in &sessions {
-        let (others, own): (Vec<usize>, Vec<usize>) =
-            (0..launches.len()).partition(|&i| launches[i].session() != *y);
-        if others.len() < d.n_base || own.len() < d.n_cur {
-            continue;
-        }
-        for b in combinations(others.len(), d.n_base) {
-            let base: Vec<usize> = b.iter().map(|&i| others[i]).collect();
-            let first = launches[base[0]].session();
-            if base.iter().all(|&i| launches[i].session() == first) {
+    let turns: Vec<Turn> = sessions
+        .iter()
+        .filter(|y| is_candidate(y, candidates))
+        .filter_map(|y| Turn::of(launches, &sessions, y, d))
+        .collect();
+    let ways: f64 = turns.iter().map(|t| t.ways).sum();
+    if ways > LIST_AT_MOST {
+        return drawn_new_session(launches, &turns, d, max.min(ways as usize), seed);
+    }
+    for t in &turns {
+        for b in combinations(t.others.len(), d.n_base) {
+            let base: Vec<usize> = b.iter().map(|&i| t.others[i]).collect();
+            if one_session(launches, &base) {
                 continue;
             }
-            for c in combinations(own.len(), d.n_cur) {
-                all.push((base.clone(), c.iter().map(|&i| own[i]).collect()));
+            for c in combinations(t.own.len(), d.n_cur) {
+                all.push((base.clone(), c.iter().map(|&i| t.own[i]).collect()));
             }
         }
     }
     sample(all, max, seed)
+}
+
+/// One session's turn as the candidate's in [`new_session_splits`]: the other sessions'
+/// launches, its own, and the number of splits it gives.
+struct Turn {
+    others: Vec<usize>,
+    own: Vec<usize>,
+    ways: f64,
+}
+
+impl Turn {
+    /// `None` when the session has too few launches for the candidate, or the others too few
+    /// for the baseline.
+    fn of(
+        launches: &[Launch],
+        sessions: &[Option<String>],
+        y: &Option<String>,
+        d: Design,
+    ) -> Option<Turn> {
+        let (others, own): (Vec<usize>, Vec<usize>) =
+            (0..launches.len()).partition(|&i| launches[i].session() != *y);
+        if others.len() < d.n_base || own.len() < d.n_cur {
+            return None;
+        }
+        // Baselines of the others, less those that lie in one session.
+        let one: f64 = sessions
+            .iter()
+            .filter(|s| *s != y)
+            .map(|s| choose(members(launches, s).len(), d.n_base))
+            .sum();
+        let ways = (choose(others.len(), d.n_base) - one) * choose(own.len(), d.n_cur);
+        Some(Turn { others, own, ways })
+    }
+}
+
+/// Whether every launch of `idx` is of one session.
+fn one_session(launches: &[Launch], idx: &[usize]) -> bool {
+    let first = launches[idx[0]].session();
+    idx.iter().all(|&i| launches[i].session() == first)
+}
+
+/// `max` distinct new-session splits drawn by seeded shuffles: a turn chosen in proportion to
+/// its splits, then a baseline from its other sessions (drawn again while it lies in one
+/// session) and a candidate from its own; each side sorted, as listing makes them.
+fn drawn_new_session(
+    launches: &[Launch],
+    turns: &[Turn],
+    d: Design,
+    max: usize,
+    seed: u64,
+) -> Vec<Split> {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let total: f64 = turns.iter().map(|t| t.ways).sum();
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::with_capacity(max);
+    while out.len() < max {
+        let mut x = rng.random::<f64>() * total;
+        let t = turns
+            .iter()
+            .find(|t| {
+                x -= t.ways;
+                x < 0.0
+            })
+            .unwrap_or(&turns[turns.len() - 1]);
+        let mut others = t.others.clone();
+        others.shuffle(&mut rng);
+        let mut base = others[..d.n_base].to_vec();
+        if one_session(launches, &base) {
+            continue;
+        }
+        let mut own = t.own.clone();
+        own.shuffle(&mut rng);
+        let mut cur = own[..d.n_cur].to_vec();
+        base.sort_unstable();
+        cur.sort_unstable();
+        if seen.insert((base.clone(), cur.clone())) {
+            out.push((base, cur));
+        }
+    }
+    out
+}
+
+/// Whether session `s` may hold the candidate: any when `candidates` is empty.
+fn is_candidate(s: &Option<String>, candidates: &[String]) -> bool {
+    candidates.is_empty() || s.as_ref().is_some_and(|s| candidates.contains(s))
 }
 
 /// The launches' distinct sessions, in order of first appearance.

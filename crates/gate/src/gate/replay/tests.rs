@@ -86,7 +86,7 @@ fn session_splits_keep_each_side_in_one_session() {
         n_base: 2,
         n_cur: 2,
     };
-    let s = session_splits(&ls, d, 1000, 1);
+    let s = session_splits(&ls, d, 1000, 1, &[]);
     // a → b and b → a: C(3,2)·C(4,2) each way; c has too few launches for either side.
     assert_eq!(s.len(), 2 * 3 * 6);
     for (b, c) in &s {
@@ -94,14 +94,24 @@ fn session_splits_keep_each_side_in_one_session() {
         assert!(one(b) && one(c), "{b:?} {c:?}");
         assert_ne!(sessions[b[0]], sessions[c[0]]);
     }
-    assert_eq!(session_splits(&ls, d, 10, 1).len(), 10);
-    assert_eq!(session_splits(&ls, d, 10, 1), session_splits(&ls, d, 10, 1));
+    assert_eq!(session_splits(&ls, d, 10, 1, &[]).len(), 10);
+    assert_eq!(
+        session_splits(&ls, d, 10, 1, &[]),
+        session_splits(&ls, d, 10, 1, &[])
+    );
     // One launch a side: c → a, a → c and the rest.
     let one = Design {
         n_base: 1,
         n_cur: 1,
     };
-    assert_eq!(session_splits(&ls, one, 1000, 1).len(), 2 * (3 * 4 + 3 + 4));
+    assert_eq!(
+        session_splits(&ls, one, 1000, 1, &[]).len(),
+        2 * (3 * 4 + 3 + 4)
+    );
+    // Candidates held to session c: a → c and b → c only.
+    let only_c = session_splits(&ls, one, 1000, 1, &["c".to_string()]);
+    assert_eq!(only_c.len(), 3 + 4);
+    assert!(only_c.iter().all(|(_, c)| c == &vec![7]), "{only_c:?}");
     // Decided once: an unchanged candidate of identical launches never fails.
     let t = replay_splits(&ls, &s, &Change::None, &GateConfig::default());
     assert_eq!((t.checks, t.failed), (36, 0));
@@ -115,7 +125,7 @@ fn new_session_splits_give_the_baseline_two_sessions_and_the_candidate_another()
         n_base: 2,
         n_cur: 1,
     };
-    let s = new_session_splits(&ls, d, 1000, 1);
+    let s = new_session_splits(&ls, d, 1000, 1, &[]);
     // Candidate in a (3 ways): baselines from b and c spanning both, 4·1; in b (4 ways): a and
     // c, 3·1; in c (1 way): a and b, 3·4. 3·4 + 4·3 + 1·12 = 36.
     assert_eq!(s.len(), 36);
@@ -127,14 +137,56 @@ fn new_session_splits_give_the_baseline_two_sessions_and_the_candidate_another()
         );
         assert!(b.iter().any(|&i| sessions[i] != sessions[b[0]]), "{b:?}");
     }
-    assert_eq!(new_session_splits(&ls, d, 10, 1).len(), 10);
+    assert_eq!(new_session_splits(&ls, d, 10, 1, &[]).len(), 10);
+    // Candidates held to b (4 ways) or to c (1): 12 + 12; to a session no launch has: none.
+    let keep = |names: &[&str]| {
+        let names: Vec<String> = names.iter().map(|s| s.to_string()).collect();
+        new_session_splits(&ls, d, 1000, 1, &names)
+    };
+    assert_eq!(keep(&["b"]).len(), 12);
+    assert_eq!(keep(&["b", "c"]).len(), 24);
+    assert!(keep(&["z"]).is_empty());
+    assert!(keep(&["c"]).iter().all(|(_, c)| c == &vec![7]));
     // Two sessions, or a baseline of one launch, cannot do it.
-    assert!(new_session_splits(&ls[..7], d, 1000, 1).is_empty());
+    assert!(new_session_splits(&ls[..7], d, 1000, 1, &[]).is_empty());
     let one = Design {
         n_base: 1,
         n_cur: 1,
     };
-    assert!(new_session_splits(&ls, one, 1000, 1).is_empty());
+    assert!(new_session_splits(&ls, one, 1000, 1, &[]).is_empty());
+}
+
+#[test]
+fn new_session_splits_of_a_large_corpus_are_drawn_not_listed() {
+    // Five sessions of eight launches at 5 × 3: 5 · (C(32,5) − 4 · C(8,5)) · C(8,3) =
+    // 5 · 201,152 · 56 ≈ 5.6 · 10⁷ splits, too many to list: drawn, with the same properties.
+    let sessions: Vec<String> = (0..40).map(|i| format!("s{}", i / 8)).collect();
+    let names: Vec<&str> = sessions.iter().map(String::as_str).collect();
+    let ls = launches_in(&names);
+    let d = Design {
+        n_base: 5,
+        n_cur: 3,
+    };
+    let s = new_session_splits(&ls, d, 300, 7, &[]);
+    assert_eq!(s.len(), 300);
+    let distinct: std::collections::HashSet<_> = s.iter().collect();
+    assert_eq!(distinct.len(), 300);
+    let mut turns = std::collections::BTreeSet::new();
+    for (b, c) in &s {
+        assert!(b.windows(2).all(|w| w[0] < w[1]) && c.windows(2).all(|w| w[0] < w[1]));
+        assert!(c.iter().all(|&i| names[i] == names[c[0]]), "{c:?}");
+        assert!(b.iter().all(|&i| names[i] != names[c[0]]), "{b:?} {c:?}");
+        assert!(b.iter().any(|&i| names[i] != names[b[0]]), "{b:?}");
+        turns.insert(names[c[0]]);
+    }
+    // Every session takes its turn (each holds a fifth of the splits).
+    assert_eq!(turns.len(), 5);
+    assert_eq!(new_session_splits(&ls, d, 300, 7, &[]), s);
+    assert_ne!(new_session_splits(&ls, d, 300, 8, &[]), s);
+    // Held to one session's candidates, drawn too (1.1 · 10⁷ splits).
+    let only = new_session_splits(&ls, d, 100, 7, &["s4".to_string()]);
+    assert_eq!(only.len(), 100);
+    assert!(only.iter().all(|(_, c)| c.iter().all(|&i| i >= 32)));
 }
 
 #[test]
