@@ -25,7 +25,10 @@
 //! `perfgate ab` table alone, its pairs drawn across sessions and, as a live `ab` runs, within
 //! one; `--candidate-sessions a,b`: session and new-session splits keep only the candidates of
 //! those sessions, e.g. sittings recorded after a constant was chosen, and `--delta-only` then
-//! leaves out its random splits)
+//! leaves out its random splits; `--normalize-loop`: every record's values first rescaled to the
+//! machine speed its calibration loop measured, as if that loop had taken the corpus's median
+//! time: throughputs × loop / median, durations and latencies × median / loop, an experiment
+//! the gate itself does not make)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -52,7 +55,7 @@ use crate::util::list;
 const USAGE: &str =
     "usage: replay [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] \
 [--alarms-only [--confirm N] | --offline N | --delta-only | --ab | --effect METRIC:PCT:SCENARIO] \
-[--by-session | --new-session] [--candidate-sessions a,b,…]
+[--by-session | --new-session] [--candidate-sessions a,b,…] [--normalize-loop]
   DIR: one JSON Lines file per engine launch, named by --unchanged / --changed without .jsonl
   (default: tests/data/gpu-llamacpp-h100, its unchanged launches and b2)";
 
@@ -69,6 +72,7 @@ struct Options {
     by_session: bool,
     new_session: bool,
     candidates: Vec<String>,
+    normalize_loop: bool,
     ab_only: bool,
     effect: Option<String>,
     cfg: GateConfig,
@@ -102,6 +106,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
         by_session: false,
         new_session: false,
         candidates: Vec::new(),
+        normalize_loop: false,
         ab_only: false,
         effect: None,
         cfg: GateConfig::default(),
@@ -119,6 +124,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
             "--offline" => o.held_out = Some(value(&mut args, &a, "a number of launches")?),
             "--by-session" => o.by_session = true,
             "--new-session" => o.new_session = true,
+            "--normalize-loop" => o.normalize_loop = true,
             "--candidate-sessions" => {
                 o.candidates = list(&value::<String>(&mut args, &a, "a list of sessions")?)
             }
@@ -183,8 +189,14 @@ fn main() -> ExitCode {
 }
 
 fn run(o: &Options) -> Result<(), String> {
-    let a = load(&o.dir, &o.unchanged)?;
-    let changed = load(&o.dir, o.changed.as_deref().unwrap_or_default())?;
+    let mut a = load(&o.dir, &o.unchanged)?;
+    let mut changed = load(&o.dir, o.changed.as_deref().unwrap_or_default())?;
+    if o.normalize_loop {
+        let median = util::median_loop(&a)?;
+        a = util::normalize_loop(a, median)?;
+        changed = util::normalize_loop(changed, median)?;
+        println!("values rescaled to a calibration loop of {median:.3} ms");
+    }
     if a.len() < 2 {
         return Err(format!(
             "{} unchanged launch(es): a replay needs at least 2",

@@ -1,7 +1,8 @@
-//! Small helpers the replay's tables share: list parsing, shares and their intervals, and the
-//! type of a split maker.
+//! Small helpers the replay's tables share: list parsing, shares and their intervals, the
+//! type of a split maker, and `--normalize-loop`'s rescaling.
 
-use perfgate::gate::replay::{Design, Split};
+use perfgate::gate::replay::{Change, Design, Launch, Split};
+use perfgate::record::ScenarioResult;
 
 pub(crate) fn list(s: &str) -> Vec<String> {
     s.split(',').map(str::to_string).collect()
@@ -41,3 +42,53 @@ pub(crate) fn wilson(k: usize, n: usize) -> (f64, f64) {
 /// recording session ([`session_splits`]), with `--new-session` the baseline over ≥ 2 sessions
 /// and the candidate of another ([`new_session_splits`]).
 pub(crate) type SplitFn<'a> = &'a dyn Fn(Design, u64) -> Vec<Split>;
+
+/// The median of every record's calibration loop time (ms), or an error naming the first launch
+/// whose records lack one.
+pub(crate) fn median_loop(launches: &[Launch]) -> Result<f64, String> {
+    let mut v = Vec::new();
+    for l in launches {
+        for r in &l.records {
+            v.push(loop_ms(l, r)?);
+        }
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match n {
+        0 => Err("no records to take a calibration loop from".to_string()),
+        _ if n % 2 == 1 => Ok(v[n / 2]),
+        _ => Ok((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+/// Each record rescaled to the machine speed of a `median` ms calibration loop: a record whose
+/// loop took longer ran on a slower machine, so its throughputs rise and its latencies fall by
+/// the loop's ratio (the replay's own [`Change::Slower`] by that factor).
+pub(crate) fn normalize_loop(launches: Vec<Launch>, median: f64) -> Result<Vec<Launch>, String> {
+    launches
+        .into_iter()
+        .map(|l| {
+            let recs = l
+                .records
+                .iter()
+                .map(|r| {
+                    let c = loop_ms(&l, r)?;
+                    let slower = Change::Slower {
+                        pct: 100.0 * (1.0 - c / median),
+                        scenario: None,
+                    };
+                    Ok(slower.apply(r))
+                })
+                .collect::<Result<Vec<_>, String>>()?;
+            Ok(Launch::new(&l.name, recs))
+        })
+        .collect()
+}
+
+fn loop_ms(l: &Launch, r: &ScenarioResult) -> Result<f64, String> {
+    r.telemetry
+        .as_ref()
+        .and_then(|t| t.calibration_ms)
+        .filter(|c| c.is_finite() && *c > 0.0)
+        .ok_or_else(|| format!("{}: a record without a calibration loop time", l.name))
+}
