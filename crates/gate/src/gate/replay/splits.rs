@@ -76,8 +76,8 @@ pub fn session_splits(
 /// that measures the session offset instead of assuming it). Every session takes its turn as
 /// the candidate's (with a non-empty `candidates`, only those sessions, as in
 /// [`session_splits`]); all splits when there are few, else a seeded sample, drawn directly
-/// (never listed) beyond [`LIST_AT_MOST`] (40 launches in five sessions at 5 × 3: 5.6 · 10⁷).
-/// Empty with fewer than three sessions.
+/// (never listed) beyond 10⁷ splits, as [`splits`] does (40 launches in five sessions at 5 × 3:
+/// 5.6 · 10⁷). Empty with fewer than three sessions.
 pub fn new_session_splits(
     launches: &[Launch],
     d: Design,
@@ -94,6 +94,7 @@ pub fn new_session_splits(
         .iter()
         .filter(|y| is_candidate(y, candidates))
         .filter_map(|y| Turn::of(launches, &sessions, y, d))
+        .filter(|t| t.ways > 0.0)
         .collect();
     let ways: f64 = turns.iter().map(|t| t.ways).sum();
     if ways > LIST_AT_MOST {
