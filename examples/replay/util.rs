@@ -2,6 +2,7 @@
 //! type of a split maker, and `--normalize-loop`'s rescaling.
 
 use perfgate::gate::replay::{Change, Design, Launch, Split};
+use perfgate::gate::stats::median;
 use perfgate::record::ScenarioResult;
 
 pub(crate) fn list(s: &str) -> Vec<String> {
@@ -52,13 +53,7 @@ pub(crate) fn median_loop(launches: &[Launch]) -> Result<f64, String> {
             v.push(loop_ms(l, r)?);
         }
     }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    match n {
-        0 => Err("no records to take a calibration loop from".to_string()),
-        _ if n % 2 == 1 => Ok(v[n / 2]),
-        _ => Ok((v[n / 2 - 1] + v[n / 2]) / 2.0),
-    }
+    median(&v).ok_or_else(|| "no records to take a calibration loop from".to_string())
 }
 
 /// Each record rescaled to the machine speed of a `median` ms calibration loop: a record whose
