@@ -155,7 +155,7 @@ fn one_session(launches: &[Launch], idx: &[usize]) -> bool {
 
 /// `max` distinct new-session splits drawn by seeded shuffles: a turn chosen in proportion to
 /// its splits, then a baseline from its other sessions (drawn again while it lies in one
-/// session) and a candidate from its own; each side sorted, as listing makes them.
+/// session) and a candidate from its own.
 fn drawn_new_session(
     launches: &[Launch],
     turns: &[Turn],
@@ -163,11 +163,8 @@ fn drawn_new_session(
     max: usize,
     seed: u64,
 ) -> Vec<Split> {
-    let mut rng = StdRng::seed_from_u64(seed);
     let total: f64 = turns.iter().map(|t| t.ways).sum();
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(max);
-    while out.len() < max {
+    distinct_draws(max, seed, |rng| {
         let mut x = rng.random::<f64>() * total;
         let t = turns
             .iter()
@@ -177,21 +174,15 @@ fn drawn_new_session(
             })
             .unwrap_or(&turns[turns.len() - 1]);
         let mut others = t.others.clone();
-        others.shuffle(&mut rng);
-        let mut base = others[..d.n_base].to_vec();
+        others.shuffle(rng);
+        let base = others[..d.n_base].to_vec();
         if one_session(launches, &base) {
-            continue;
+            return None;
         }
         let mut own = t.own.clone();
-        own.shuffle(&mut rng);
-        let mut cur = own[..d.n_cur].to_vec();
-        base.sort_unstable();
-        cur.sort_unstable();
-        if seen.insert((base.clone(), cur.clone())) {
-            out.push((base, cur));
-        }
-    }
-    out
+        own.shuffle(rng);
+        Some((base, own[..d.n_cur].to_vec()))
+    })
 }
 
 /// Whether session `s` may hold the candidate: any when `candidates` is empty.
@@ -235,14 +226,31 @@ pub(super) fn choose(n: usize, k: usize) -> f64 {
 /// `max` distinct splits of design `d` drawn from `n` launches by seeded shuffles, each side
 /// sorted: for designs with too many splits to list.
 fn drawn_splits(n: usize, d: Design, max: usize, seed: u64) -> Vec<Split> {
+    let mut order: Vec<usize> = (0..n).collect();
+    distinct_draws(max, seed, |rng| {
+        order.shuffle(rng);
+        Some((
+            order[..d.n_base].to_vec(),
+            order[d.n_base..d.n_base + d.n_cur].to_vec(),
+        ))
+    })
+}
+
+/// `max` distinct splits from a seeded generator: `draw` proposes one (`None`: rejected, draw
+/// again), each side is sorted as listing makes them, and a split already drawn is dropped.
+/// There must be at least `max` distinct splits to draw.
+fn distinct_draws(
+    max: usize,
+    seed: u64,
+    mut draw: impl FnMut(&mut StdRng) -> Option<Split>,
+) -> Vec<Split> {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::with_capacity(max);
-    let mut order: Vec<usize> = (0..n).collect();
     while out.len() < max {
-        order.shuffle(&mut rng);
-        let mut base = order[..d.n_base].to_vec();
-        let mut cur = order[d.n_base..d.n_base + d.n_cur].to_vec();
+        let Some((mut base, mut cur)) = draw(&mut rng) else {
+            continue;
+        };
         base.sort_unstable();
         cur.sort_unstable();
         if seen.insert((base.clone(), cur.clone())) {
