@@ -62,6 +62,13 @@ pub const MAX_PRIOR_DF: f64 = 1000.0;
 /// or over the model's scenarios when the check has one model); the rows and the narrower
 /// tests share the rest. See [`GateConfig::holm_weights`].
 pub const DEFAULT_ENGINE_WIDE_SHARE: f64 = 0.25;
+/// Default `machine_slope`: a stored check's se widens by 2 × the shift of perfgate's
+/// calibration loop between its sides beyond the loop's own noise. Between sittings of one
+/// host a metric's log moved 1.6–2.1 × the loop's (pooled per metric, llama.cpp and vLLM on
+/// CPU; 0.6–1.9 on the H200 leases), and on every corpus 2 is the smallest of 1 and 2 that kept
+/// replayed false alarms ≤ 1 % and a row worse by δ passing ≤ 5 % on session splits
+/// (docs/gate.md, "The loop as a covariate"). 0 turns the term off.
+pub const DEFAULT_MACHINE_SLOPE: f64 = 2.0;
 
 /// The noise class of a metric: sets its default tolerance, and pools its rows' noise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -176,6 +183,7 @@ pub struct MetricGate {
 /// equivalence_alpha = 0.05  # one-sided level of the bound that must sit within δ to pass
 /// prior_df = 4              # weight of the noise prior in df (default: learnt from the rows)
 /// engine_wide_share = 0.25  # least share of α for the widest engine-wide tests (weighted Holm)
+/// machine_slope = 2         # se widened by this × the calibration loop's shift (0: off)
 /// gated = ["output_throughput", "p99_ttft_ms", "success_rate"]   # replaces the default list
 /// show = ["mean_itl_ms"]    # extra metrics to show, not gate
 /// engine_wide = ["output_throughput", "p99_ttft_ms"]            # replaces the default list
@@ -198,6 +206,12 @@ pub struct GateConfig {
     /// over the model's scenarios when the check has one model.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine_wide_share: Option<f64>,
+    /// How strongly a metric may follow the machine's speed (log slope on perfgate's calibration
+    /// loop time): a stored check whose sides' loops differ beyond their noise has its se widened
+    /// by this slope times the shift ([`crate::gate::noise::loops`]). Absent:
+    /// [`DEFAULT_MACHINE_SLOPE`]; 0: no such term.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_slope: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gated: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -310,6 +324,11 @@ impl GateConfig {
                 ));
             }
         }
+        if let Some(m) = self.machine_slope {
+            if !(m.is_finite() && (0.0..=10.0).contains(&m)) {
+                return Err(bad("machine_slope", format!("must be in [0, 10], got {m}")));
+            }
+        }
         if let Some(d) = self.prior_df {
             if !(d.is_finite() && (0.0..=MAX_PRIOR_DF).contains(&d)) {
                 return Err(bad(
@@ -359,6 +378,7 @@ impl GateConfig {
         out.equivalence_alpha = other.equivalence_alpha.or(out.equivalence_alpha);
         out.prior_df = other.prior_df.or(out.prior_df);
         out.engine_wide_share = other.engine_wide_share.or(out.engine_wide_share);
+        out.machine_slope = other.machine_slope.or(out.machine_slope);
         if other.gated.is_some() {
             out.gated = other.gated.clone();
         }
@@ -390,6 +410,11 @@ impl GateConfig {
     /// The weight of the noise prior the settings fix, if they do.
     pub fn prior_df(&self) -> Option<f64> {
         self.prior_df
+    }
+
+    /// The machine term's slope ([`DEFAULT_MACHINE_SLOPE`] unless set; 0: no term).
+    pub fn machine_slope(&self) -> f64 {
+        self.machine_slope.unwrap_or(DEFAULT_MACHINE_SLOPE)
     }
 
     pub fn engine_wide_share(&self) -> f64 {

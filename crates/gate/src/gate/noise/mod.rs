@@ -17,6 +17,7 @@ use super::stats::{self, StatsError};
 use crate::record::ScenarioResult;
 
 mod breakdown;
+pub mod loops;
 pub use breakdown::{engine_wide_prior, new_session_var, table, two_level, NoiseRow, TwoLevel};
 
 /// The scenario name of an engine-wide test's row.
@@ -46,6 +47,9 @@ pub struct Launches {
     pub sessions: Vec<Option<String>>,
     /// Whether every record carried a launch id.
     pub has_ids: bool,
+    /// Per launch: the median natural log of its runs' calibration loop times (ms), `None` when
+    /// a run of it recorded none ([`loops`]).
+    pub loops: Vec<Option<f64>>,
 }
 
 impl Launches {
@@ -54,6 +58,7 @@ impl Launches {
         let mut keys: Vec<String> = Vec::new();
         let mut runs: Vec<Vec<f64>> = Vec::new();
         let mut sessions = Vec::new();
+        let mut loop_runs: Vec<Option<Vec<f64>>> = Vec::new();
         let mut has_ids = true;
         for r in recs {
             let Some(v) = r.metric(metric) else { continue };
@@ -62,12 +67,20 @@ impl Launches {
             }
             has_ids &= r.launch_id.is_some();
             let k = launch_key(r);
+            let lp = loops::loop_log(r);
             match keys.iter().position(|x| *x == k) {
-                Some(i) => runs[i].push(v.ln()),
+                Some(i) => {
+                    runs[i].push(v.ln());
+                    loop_runs[i] = loop_runs[i].take().zip(lp).map(|(mut l, x)| {
+                        l.push(x);
+                        l
+                    });
+                }
                 None => {
                     keys.push(k);
                     runs.push(vec![v.ln()]);
                     sessions.push(r.session_id.clone());
+                    loop_runs.push(lp.map(|x| vec![x]));
                 }
             }
         }
@@ -78,12 +91,17 @@ impl Launches {
             .iter()
             .map(|r| stats::median(r).expect("a launch has a run"))
             .collect();
+        let loops = loop_runs
+            .iter()
+            .map(|l| l.as_deref().and_then(stats::median))
+            .collect();
         Ok(Launches {
             keys,
             values,
             runs,
             sessions,
             has_ids,
+            loops,
         })
     }
 
@@ -103,6 +121,7 @@ impl Launches {
         has_ids: bool,
     ) -> Launches {
         Launches {
+            loops: vec![None; keys.len()],
             keys,
             runs: values.iter().map(|v| vec![*v]).collect(),
             values,
@@ -283,12 +302,18 @@ pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Launches {
     };
     let wsum: f64 = rows.iter().map(|r| r.1).sum();
     let (mut keys, mut values, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
+    let mut loops = Vec::new();
     for (j, key) in first.0.keys.iter().enumerate() {
-        let mut z = 0.0;
+        let (mut z, mut lp) = (0.0, Some(0.0));
         let mut complete = true;
         for (l, w, centre) in rows {
             match l.keys.iter().position(|k| k == key) {
-                Some(i) => z += w * (l.values[i] - centre),
+                Some(i) => {
+                    z += w * (l.values[i] - centre);
+                    lp = lp
+                        .zip(l.loops.get(i).copied().flatten())
+                        .map(|(a, x)| a + x);
+                }
                 None => complete = false,
             }
         }
@@ -296,10 +321,14 @@ pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Launches {
             keys.push(key.clone());
             values.push(z / wsum);
             sessions.push(first.0.sessions[j].clone());
+            // The launch's loop: the mean over its runs of the pooled rows.
+            loops.push(lp.map(|a| a / rows.len() as f64));
         }
     }
     let ids = rows.iter().all(|r| r.0.has_ids);
-    Launches::keyed(keys, values, sessions, ids)
+    let mut out = Launches::keyed(keys, values, sessions, ids);
+    out.loops = loops;
+    out
 }
 
 /// The correlation of launch effects between the scenarios of one model: launches are slow or
@@ -405,6 +434,9 @@ pub struct SessionTerm {
     /// constant, no sampling error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub df: Option<f64>,
+    /// The machine term, when the settings ask for one and both sides timed the loop.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<loops::MachineTerm>,
 }
 
 /// The noise priors of one check, per metric class: learnt from the rows in front of the gate
@@ -510,6 +542,7 @@ impl Priors {
             measured: df.is_some(),
             factor: session_factor(b, c),
             df,
+            machine: None,
         }
     }
 }

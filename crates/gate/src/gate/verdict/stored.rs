@@ -38,26 +38,35 @@ pub(crate) fn metric_row(
         row.launches_needed = Some(2);
         return Some((row, None));
     };
-    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, metric);
+    let slope = Some(cfg.machine_slope()).filter(|s| *s > 0.0);
+    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, (metric, slope));
     row.noise = Some(noise);
     Some((row, Some(test)))
 }
 
 /// A stored comparison's test of two sides' launches: the oriented difference of their means,
-/// its se² = sd² (1/n_b + 1/n_c) + λ sd² · (session factor), on the noise's df. Returns the
-/// test and the noise with its session term.
+/// its se² = sd² (1/n_b + 1/n_c) + λ sd² · (session factor) + the machine term (with a
+/// `machine_slope`: [`noise::loops::machine_var`]), on the noise's df. Returns the test and the
+/// noise with its session term.
 fn stored_test(
     bl: &Launches,
     cl: &Launches,
     mut noise: noise::Noise,
     rule: &MetricRule,
     priors: &Priors,
-    metric: &str,
+    (metric, slope): (&str, Option<f64>),
 ) -> (Test, noise::Noise) {
-    let term = priors.session_term(metric, bl, cl);
+    let mut term = priors.session_term(metric, bl, cl);
+    term.machine = slope
+        .and_then(|s| noise::loops::machine_var(bl, cl, s))
+        .map(|(d, var)| noise::loops::MachineTerm {
+            loop_shift_pct: stats::pct(d),
+            var,
+        });
+    let machine_var = term.machine.map_or(0.0, |m| m.var);
     noise.session = Some(term);
     let var = noise.sd() * noise.sd();
-    let fixed_var = term.ratio * var * term.factor;
+    let fixed_var = term.ratio * var * term.factor + machine_var;
     let launch_var = var * (1.0 / bl.n() as f64 + 1.0 / cl.n() as f64);
     let shift = Shift {
         worse: orientation(rule.direction) * (cl.mean() - bl.mean()),
@@ -79,7 +88,7 @@ fn stored_test(
                 Some((s, df)) if s > shared.0 => (s, Some(df)),
                 _ => shared,
             };
-            let fixed_var = session_var * term.factor;
+            let fixed_var = session_var * term.factor + machine_var;
             let own = Shift {
                 worse: shift.worse,
                 se: (launch_var + fixed_var).sqrt(),
@@ -88,7 +97,7 @@ fn stored_test(
             // The guard of a regression nothing can confirm: the row's own launch noise with
             // its metric's session term. (A session variance measured on one df would leave
             // t on about one df, which no regression clears.)
-            let shared_var = shared.0 * term.factor;
+            let shared_var = shared.0 * term.factor + machine_var;
             let guard = Shift {
                 worse: shift.worse,
                 se: (launch_var + shared_var).sqrt(),
@@ -190,7 +199,8 @@ pub(crate) fn engine_wide_row(
     };
     let rho = noise::scenario_corr(&[with_sd(|s| &s.0), with_sd(|s| &s.1)]);
     let noise = noise::estimate(&[&bl, &cl], noise::engine_wide_prior(&w, rho, prior))?;
-    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, metric);
+    let slope = Some(cfg.machine_slope()).filter(|s| *s > 0.0);
+    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, (metric, slope));
     let mut row = blank(model, ENGINE_WIDE, metric, rule);
     row.gated = true;
     row.tolerance_pct = Some(Scope::EngineWide.tolerance_pct(rule));

@@ -889,6 +889,76 @@ fn a_candidate_on_a_machine_of_another_speed_is_told_so() {
     assert!((r.baseline.calibration_ms.unwrap() - 6.0).abs() < 1e-9);
 }
 
+/// `recs` in session `session`, each launch's loop timed at `ms` × (1 + 0.005 × its index).
+fn sitting(recs: &[ScenarioResult], session: &str, ms: f64) -> Vec<ScenarioResult> {
+    recs.iter()
+        .map(|r| {
+            let i = r.run_index as f64;
+            let mut r = calibrated(std::slice::from_ref(r), ms * (1.0 + 0.005 * i)).remove(0);
+            r.session_id = Some(session.into());
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn a_machine_slope_widens_a_check_whose_loops_moved() {
+    let base = sitting(&quiet_suite(5, 0.01), "a", 10.0);
+    let slow = |ms: f64| -> Vec<ScenarioResult> {
+        let recs: Vec<_> = quiet_suite(3, 0.01)
+            .iter()
+            .map(|r| scaled(r, 1.0 / 1.2, 1.2))
+            .collect();
+        sitting(&recs, "b", ms)
+    };
+    let with = GateConfig::parse("machine_slope = 1\n", "g").unwrap();
+    let off = GateConfig::parse("machine_slope = 0\n", "g").unwrap();
+    let judge = |cur: &[ScenarioResult], cfg: &GateConfig| evaluate(Inputs::new(&base, cur, cfg));
+    // 20 % slower on a machine whose loop ran 20 % slower too: without the term a regression,
+    // with it the machine could explain the change, and the rows say so in their session term.
+    let moved = slow(12.0);
+    assert_eq!(judge(&moved, &off).verdict, TopVerdict::Fail);
+    let r = judge(&moved, &with);
+    assert_eq!(r.verdict, TopVerdict::Inconclusive, "{r:#?}");
+    // The default (slope 2) widens it too, by twice the sd.
+    let two = judge(&moved, &GateConfig::default());
+    assert_eq!(two.verdict, TopVerdict::Inconclusive);
+    let m2 = verdict_of(&two, "m/a", 100, "output_throughput")
+        .noise
+        .unwrap();
+    let m2 = m2.session.unwrap().machine.unwrap();
+    let row = verdict_of(&r, "m/a", 100, "output_throughput");
+    let m = row.noise.unwrap().session.unwrap().machine.unwrap();
+    // 12 ms against 10 ms, less the launches' own drift (0.5 % a launch: the baseline's five
+    // average 1 %, the candidate's three 0.5 %): geometric means 1.2 × 1.00499 / 1.00995.
+    let lg = |n: usize| (0..n).map(|i| (1.0 + 0.005 * i as f64).ln()).sum::<f64>() / n as f64;
+    let d = 1.2f64.ln() + lg(3) - lg(5);
+    assert!(
+        (m.loop_shift_pct - 100.0 * d.exp_m1()).abs() < 1e-9,
+        "{m:?}"
+    );
+    // Of d², the loops' launch-to-launch noise is taken out (a few hundredths of a percent).
+    assert!(m.var < d * d && m.var > 0.999 * d * d, "{m:?}");
+    assert!((m2.var - 4.0 * m.var).abs() < 1e-12, "{m2:?}");
+    // Loops that agree leave the same slowdown a regression, row for row as without the setting.
+    let same = slow(10.0);
+    let (on, off) = (judge(&same, &GateConfig::default()), judge(&same, &off));
+    assert_eq!(on.verdict, TopVerdict::Fail);
+    for (x, y) in on.rows.iter().zip(&off.rows) {
+        assert_eq!(
+            (x.verdict, x.interval, x.p_value),
+            (y.verdict, y.interval, y.p_value)
+        );
+        let machine = x.noise.and_then(|n| n.session?.machine);
+        assert!(machine.is_none_or(|m| m.var == 0.0), "{x:?}");
+    }
+    let bad = GateConfig::parse("machine_slope = -1\n", "g.toml").unwrap_err();
+    assert_eq!(
+        bad.to_string(),
+        "gate setting `machine_slope`: must be in [0, 10], got -1"
+    );
+}
+
 /// Each record measured on `platform`.
 fn on_platform(
     recs: &[ScenarioResult],
