@@ -28,7 +28,9 @@
 //! leaves out its random splits; `--normalize-loop`: every record's values first rescaled to the
 //! machine speed its calibration loop measured, as if that loop had taken the corpus's median
 //! time: throughputs × loop / median, durations and latencies × median / loop, an experiment
-//! the gate itself does not make)
+//! the gate itself does not make; `--loop-slopes`: how much of the machine's speed each metric
+//! follows, the slope and correlation of its log on the log calibration loop time within and
+//! between sittings, and nothing else)
 //! then the same for `perfgate ab` (paired, sequential): each seeded permutation of the unchanged
 //! launches cut into pairs of base and candidate (ABBA), judged after each pair until decided or
 //! out of pairs, with the mean pairs it took; then checks each changed engine's launches (default
@@ -41,6 +43,7 @@ mod delta;
 mod effect;
 mod full;
 mod sessions;
+mod slopes;
 mod util;
 
 use std::path::{Path, PathBuf};
@@ -55,7 +58,7 @@ use crate::util::list;
 const USAGE: &str =
     "usage: replay [DIR] [--unchanged a,b,…] [--changed x,…] [--splits N] [--gate FILE] \
 [--alarms-only [--confirm N] | --offline N | --delta-only | --ab | --effect METRIC:PCT:SCENARIO] \
-[--by-session | --new-session] [--candidate-sessions a,b,…] [--normalize-loop]
+[--by-session | --new-session] [--candidate-sessions a,b,…] [--normalize-loop] [--loop-slopes]
   DIR: one JSON Lines file per engine launch, named by --unchanged / --changed without .jsonl
   (default: tests/data/gpu-llamacpp-h100, its unchanged launches and b2)";
 
@@ -73,6 +76,7 @@ struct Options {
     new_session: bool,
     candidates: Vec<String>,
     normalize_loop: bool,
+    loop_slopes: bool,
     ab_only: bool,
     effect: Option<String>,
     cfg: GateConfig,
@@ -107,6 +111,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
         new_session: false,
         candidates: Vec::new(),
         normalize_loop: false,
+        loop_slopes: false,
         ab_only: false,
         effect: None,
         cfg: GateConfig::default(),
@@ -125,6 +130,7 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Options>, Stri
             "--by-session" => o.by_session = true,
             "--new-session" => o.new_session = true,
             "--normalize-loop" => o.normalize_loop = true,
+            "--loop-slopes" => o.loop_slopes = true,
             "--candidate-sessions" => {
                 o.candidates = list(&value::<String>(&mut args, &a, "a list of sessions")?)
             }
@@ -220,6 +226,10 @@ fn run(o: &Options) -> Result<(), String> {
         o.unchanged.join(" "),
         scenarios.join(", ")
     );
+    if o.loop_slopes {
+        slopes::loop_slopes(&a, &scenarios);
+        return Ok(());
+    }
     if o.delta_only {
         delta::worse_by_delta(&a, &scenarios, cfg, max_splits, &o.candidates);
         return Ok(());
