@@ -226,7 +226,13 @@ pub(crate) fn decide(rows: &mut [Row], tested: &[Tested], cfg: &GateConfig, leve
                 };
                 let needed = needed(t, &noise, lim, level, levels);
                 row.launches_needed = needed.ok();
-                note.push_str(&needed_words(needed, t.test.paired));
+                // The machine term names the bound when it is the larger part of it.
+                let v = noise.sd() * noise.sd();
+                let machine = noise.session.and_then(|s| {
+                    s.machine
+                        .filter(|m| m.var > 0.0 && m.var >= s.ratio * v * s.factor)
+                });
+                note.push_str(&needed_words(needed, t.test.paired, machine));
             }
             row.note = Some(note);
         }
@@ -292,15 +298,28 @@ fn needed(
     }
 }
 
-/// What an open test's note adds: what would likely decide it.
-fn needed_words(needed: Result<u32, NotDecidable>, paired: bool) -> String {
+/// What an open test's note adds: what would likely decide it. `machine`: the row's machine
+/// term, when the sides' calibration loops moved (then no launches of these machines decide
+/// it either, and the note says why).
+fn needed_words(
+    needed: Result<u32, NotDecidable>,
+    paired: bool,
+    machine: Option<crate::gate::noise::loops::MachineTerm>,
+) -> String {
     match needed {
         Ok(n) if paired => format!("; likely decided with {n} pair(s) in all"),
         Ok(n) => format!("; likely decided with {n} candidate launch(es)"),
-        Err(NotDecidable::SessionBound) => "; the between-session offset bounds it: \
-            record the baseline over ≥ 2 sessions (`perfgate baseline calibrate`) or \
-            compare in pairs (`perfgate ab`)"
-            .to_string(),
+        Err(NotDecidable::SessionBound) => match machine {
+            Some(m) => format!(
+                "; the machines' speed bounds it (perfgate's calibration loop {:+.1} % from \
+                 the baseline's runs to the candidate's): record both on one steady runner \
+                 or compare in pairs (`perfgate ab`)",
+                m.loop_shift_pct
+            ),
+            None => "; the between-session offset bounds it: record the baseline over ≥ 2 \
+                sessions (`perfgate baseline calibrate`) or compare in pairs (`perfgate ab`)"
+                .to_string(),
+        },
         Err(NotDecidable::BaselineTooShort) => {
             "; needs more baseline launches to decide".to_string()
         }
