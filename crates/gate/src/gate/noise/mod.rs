@@ -624,7 +624,15 @@ impl Noise {
             }
             _ => String::new(),
         };
-        format!("noise {:.1} % ({what}{out}{session})", self.sd_pct)
+        let machine = match self.session.and_then(|t| t.machine).filter(|m| m.var > 0.0) {
+            Some(m) => format!(
+                "; calibration loop {:+.1} %, machine term {:.1} %",
+                m.loop_shift_pct,
+                100.0 * m.var.sqrt()
+            ),
+            None => String::new(),
+        };
+        format!("noise {:.1} % ({what}{out}{session}{machine})", self.sd_pct)
     }
 }
 

@@ -942,6 +942,10 @@ fn a_machine_slope_widens_a_check_whose_loops_moved() {
         note.contains("the machines' speed bounds it (perfgate's calibration loop +19.4 % from"),
         "{note}"
     );
+    assert!(
+        note.contains("; calibration loop +19.4 %, machine term 17.7 %)"),
+        "{note}"
+    );
     // Of d², the loops' launch-to-launch noise is taken out (a few hundredths of a percent).
     assert!(m.var < d * d && m.var > 0.999 * d * d, "{m:?}");
     assert!((m2.var - 4.0 * m.var).abs() < 1e-12, "{m2:?}");
