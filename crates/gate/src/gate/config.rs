@@ -208,8 +208,7 @@ pub struct GateConfig {
     pub engine_wide_share: Option<f64>,
     /// How strongly a metric may follow the machine's speed (log slope on perfgate's calibration
     /// loop time): a stored check whose sides' loops differ beyond their noise has its se widened
-    /// by this slope times the shift ([`crate::gate::noise::loops`]). Absent:
-    /// [`DEFAULT_MACHINE_SLOPE`]; 0: no such term.
+    /// by this slope times the shift. Absent: 2; 0: no such term; at most 10.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_slope: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
