@@ -554,10 +554,13 @@ fn short_suite(dir: &Path) -> PathBuf {
 }
 
 /// `perfgate ab` on real vLLM: against itself it raises no alarm (exit 0); against the slowed
-/// vLLM it fails (exit 1) on TTFT or throughput. One pair each (`--max-launches 1`, so four vLLM
-/// starts in all) of the one-scenario suite: a pair cannot show the launch noise, so the pair is
-/// judged with the suite's stated noise (15 % TTFT, 10 % throughput) against its 60 / 30 %
-/// tolerances, which one sequence at a time exceeds several-fold. (With the whole suite and 2
+/// vLLM it fails (exit 1) on TTFT or throughput. One pair against itself (`--max-launches 1`),
+/// up to two against the slowed engine, of the one-scenario suite: a pair cannot show the launch
+/// noise, so the first is judged with the suite's stated noise (15 % TTFT, 10 % throughput)
+/// against its 60 / 30 % tolerances. One sequence at a time exceeded them several-fold on the
+/// Intel hosts; on an AMD host without AVX-512 (2026-11-28), where vLLM's prefill dominates,
+/// only 3× on TTFT (+206 %, Holm p 0.012 after one pair: not enough), hence the second pair,
+/// whose spread the test learns from too. (With the whole suite and 2
 /// pairs this test took 263 s at load 2-3 and over 15 minutes at load 9-12, where one A/A
 /// comparison failed after one pair, TTFT +348 %: the machine's other tenants, not the engine.)
 #[test]
@@ -586,7 +589,7 @@ fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
     assert_eq!(r["ab"]["models"][0]["pairs"], 1, "{r:#}");
 
     let t1 = Instant::now();
-    let extra = ["--max-launches", "1", "--engine-cmd", SLOW_CMD];
+    let extra = ["--max-launches", "2", "--engine-cmd", SLOW_CMD];
     let (code, stderr) = live_suite(&ab, &slowed, &inst.model, &extra, limit);
     let r = report(&slowed);
     eprintln!(
