@@ -49,19 +49,15 @@ pub fn machine_var(b: &Launches, c: &Launches, slope: f64) -> Option<(f64, f64)>
     let (xb, xc) = (logs(b)?, logs(c)?);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let delta = mean(&xc) - mean(&xb);
-    let (mut ss, mut df) = (0.0, 0.0);
-    for (l, x) in [(b, &xb), (c, &xc)] {
-        for (_, idx) in l.by_session() {
-            if idx.len() < 2 {
-                continue;
-            }
-            let m = idx.iter().map(|&i| x[i]).sum::<f64>() / idx.len() as f64;
-            ss += idx.iter().map(|&i| (x[i] - m).powi(2)).sum::<f64>();
-            df += (idx.len() - 1) as f64;
-        }
-    }
+    // The loops as launch values of their own: `spread` pools them around each sitting's mean.
+    let spread = |l: &Launches, x: Vec<f64>| {
+        Launches::keyed(l.keys.clone(), x, l.sessions.clone(), l.has_ids).spread()
+    };
+    let (nb, nc) = (xb.len() as f64, xc.len() as f64);
+    let ((ssb, dfb, _), (ssc, dfc, _)) = (spread(b, xb), spread(c, xc));
+    let (ss, df) = (ssb + ssc, dfb + dfc);
     let s2 = if df > 0.0 { ss / df } else { 0.0 };
-    let noise = s2 * (1.0 / xb.len() as f64 + 1.0 / xc.len() as f64);
+    let noise = s2 * (1.0 / nb + 1.0 / nc);
     Some((delta, slope * slope * (delta * delta - noise).max(0.0)))
 }
 
