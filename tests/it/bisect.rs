@@ -351,14 +351,17 @@ fn bad_revisions_and_missing_flags_are_usage_errors() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("--revisions"));
 }
 
-/// The quickstart's slowed launcher from revision `at` on, the normal one before.
+/// The llama.cpp launcher on core 0, from revision `at` on sharing that core with two busy loops
+/// (both in the engine's process group, so they stop with it): the engine keeps about a third of
+/// the core instead of all of it. Both arms on the same core, so a test running on the other core
+/// loads them alike. (The quickstart's launcher, one busy loop and an unpinned base, slowed the c4
+/// scenario by less than the suite's tolerances at the step's α on a loaded machine, and on an
+/// AMD host on 2026-11-29 idle but for the test command's other thread: UNKNOWN after 6 pairs.)
 fn cpu_engine(at: usize) -> String {
-    let normal = "exec \"$PERFGATE_LLAMACPP_PYTHON\" \"$PERFGATE_LLAMACPP_LAUNCHER\" --model \"$PERFGATE_MODEL\" \
+    let normal = "exec taskset -c 0 \"$PERFGATE_LLAMACPP_PYTHON\" \"$PERFGATE_LLAMACPP_LAUNCHER\" --model \"$PERFGATE_MODEL\" \
         --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache";
-    format!(
-        "if [ {{rev}} -ge {at} ]; then {}; else {normal}; fi",
-        crate::ab::SLOW_CMD
-    )
+    let busy = "taskset -c 0 python3 -c \"while True: pass\" &";
+    format!("if [ {{rev}} -ge {at} ]; then {busy} {busy} {normal}; else {normal}; fi")
 }
 
 #[test]
@@ -409,8 +412,9 @@ fn on_the_cpu_engine_bisect_names_the_first_slowed_revision() {
     pairs.dedup();
     assert_eq!(pairs.len(), steps.len(), "{:#}", r.report);
     eprintln!(
-        "cpu bisect: {} steps, {:.2} engine-minutes",
+        "cpu bisect: {} steps, {:.2} engine-minutes\n{}",
         steps.len(),
-        r.report["engine_minutes"]
+        r.report["engine_minutes"],
+        r.stdout
     );
 }
