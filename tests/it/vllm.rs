@@ -56,8 +56,8 @@ const VLLM_ENV: [(&str, &str); 5] = [
 const MAX_MODEL_LEN: u32 = 512;
 
 /// The dtype of the vLLM in this file's tests of a working engine (the `perfgate run` server, the
-/// live check of the suite and the `ab` suite: 212 s and 442 s for those two tests against 405 s
-/// and 730 s in bfloat16 on that host).
+/// live check of the suite and the `ab` suite: 212 s and 442 s for those two tests alone, against
+/// 405 s and 730 s inside the whole test command in bfloat16 on that host).
 /// The shipped suite's bfloat16 is native on CPUs with AVX-512 BF16 / AMX and emulated on the
 /// others: on an AMD host without AVX-512 (2026-11-29) the `ab` suite's one scenario took 41.9 s
 /// at a median TTFT of 2,873 ms in bfloat16 and 24.8 s at 706 ms in float32 (start-up 62-68 s
@@ -583,8 +583,8 @@ fn suite_in_test_dtype() -> String {
 /// Intel hosts; on an AMD host without AVX-512 (2026-11-28), where vLLM's emulated bfloat16
 /// prefill dominated, only 3× on TTFT (+206 %, Holm p 0.012 after one pair: not enough), hence
 /// up to two pairs, whose spread the test learns from too. In float32 ([`TEST_DTYPE`]) decoding
-/// weighs more and one pair sufficed there (2026-11-29: A/A 189 s, slowed FAIL after 1 pair in
-/// 252 s; 442 s for the test, 730 s in bfloat16). (With the whole suite and 2
+/// weighs more and one pair sufficed there (2026-11-29, alone: A/A 189 s, slowed FAIL after 1 pair
+/// in 252 s; 442 s for the test, 730 s in bfloat16 inside the whole test command). (With the whole suite and 2
 /// pairs this test took 263 s at load 2-3 and over 15 minutes at load 9-12, where one A/A
 /// comparison failed after one pair, TTFT +348 %: the machine's other tenants, not the engine.)
 #[test]
