@@ -327,13 +327,33 @@ fn dry_run_prints_both_arms() {
     assert!(text.contains("fake-server --port"), "{text}");
 }
 
+/// The CPU engine's launcher pinned to core 0 (`exec`, so the engine is the shell's process).
+macro_rules! pinned_launcher {
+    () => {
+        concat!(
+            "exec taskset -c 0 \"$PERFGATE_LLAMACPP_PYTHON\" ",
+            "\"$PERFGATE_LLAMACPP_LAUNCHER\" --model \"$PERFGATE_MODEL\" --alias {served_model_name} ",
+            "--host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache"
+        )
+    };
+}
+
+/// A busy loop on core 0, started in the background of a launcher's shell (so in its group).
+macro_rules! busy_loop {
+    () => {
+        "taskset -c 0 python3 -c \"while True: pass\" & "
+    };
+}
+
+/// [`SLOW_CMD`] without its busy loop: the same engine on the same core, alone.
+pub const PINNED_CMD: &str = pinned_launcher!();
+
+/// One busy loop on core 0; another before [`SLOW_CMD`] leaves its engine a third of the core.
+pub const BUSY_LOOP: &str = busy_loop!();
+
 /// The quickstart's slowed launcher: the same engine pinned to one core that a busy loop
 /// shares with it (see scripts/quickstart.sh).
-pub const SLOW_CMD: &str = concat!(
-    "taskset -c 0 python3 -c \"while True: pass\" & exec taskset -c 0 \"$PERFGATE_LLAMACPP_PYTHON\" ",
-    "\"$PERFGATE_LLAMACPP_LAUNCHER\" --model \"$PERFGATE_MODEL\" --alias {served_model_name} ",
-    "--host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache"
-);
+pub const SLOW_CMD: &str = concat!(busy_loop!(), pinned_launcher!());
 
 fn cpu_ab(dir: &Path, extra: &[&str]) -> Ab {
     let suite = std::fs::read_to_string(

@@ -358,10 +358,8 @@ fn bad_revisions_and_missing_flags_are_usage_errors() {
 /// scenario by less than the suite's tolerances at the step's α on a loaded machine, and on an
 /// AMD host on 2026-11-29 idle but for the test command's other thread: UNKNOWN after 6 pairs.)
 fn cpu_engine(at: usize) -> String {
-    let normal = "exec taskset -c 0 \"$PERFGATE_LLAMACPP_PYTHON\" \"$PERFGATE_LLAMACPP_LAUNCHER\" --model \"$PERFGATE_MODEL\" \
-        --alias {served_model_name} --host 127.0.0.1 --port {port} --ctx 4096 --parallel 4 --threads 1 --metrics --no-prompt-cache";
-    let busy = "taskset -c 0 python3 -c \"while True: pass\" &";
-    format!("if [ {{rev}} -ge {at} ]; then {busy} {busy} {normal}; else {normal}; fi")
+    use crate::ab::{BUSY_LOOP, PINNED_CMD, SLOW_CMD};
+    format!("if [ {{rev}} -ge {at} ]; then {BUSY_LOOP}{SLOW_CMD}; else {PINNED_CMD}; fi")
 }
 
 #[test]

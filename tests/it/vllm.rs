@@ -584,8 +584,8 @@ fn suite_in_test_dtype() -> String {
 /// prefill dominated, only 3× on TTFT (+206 %, Holm p 0.012 after one pair: not enough), hence
 /// up to two pairs, whose spread the test learns from too. In float32 ([`TEST_DTYPE`]) decoding
 /// weighs more and one pair sufficed there (2026-11-29, alone: A/A 189 s, slowed FAIL after 1 pair
-/// in 252 s; 442 s for the test, 730 s in bfloat16 inside the whole test command). (With the whole suite and 2
-/// pairs this test took 263 s at load 2-3 and over 15 minutes at load 9-12, where one A/A
+/// in 252 s; 442 s for the test, 730 s in bfloat16 inside the whole test command). (With the
+/// whole suite and 2 pairs this test took 263 s at load 2-3 and over 15 minutes at load 9-12, where one A/A
 /// comparison failed after one pair, TTFT +348 %: the machine's other tenants, not the engine.)
 #[test]
 fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
