@@ -196,6 +196,7 @@ async fn wait_external(
     limit: Duration,
 ) -> Result<Duration, String> {
     let t0 = tokio::time::Instant::now();
+    let mut polls = 0u32;
     loop {
         match engine::process::probe_ready(http, base, model).await {
             Ok(()) => return Ok(t0.elapsed()),
@@ -205,7 +206,10 @@ async fn wait_external(
                     limit.as_secs()
                 ))
             }
-            Err(_) => tokio::time::sleep(Duration::from_millis(250)).await,
+            Err(_) => {
+                tokio::time::sleep(engine::process::ready_poll_pause(polls)).await;
+                polls = polls.saturating_add(1);
+            }
         }
     }
 }

@@ -28,7 +28,7 @@ use nix::errno::Errno;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
-pub use probe::{gpu_memory_used_mib, parse_gpu_memory, probe_ready};
+pub use probe::{gpu_memory_used_mib, parse_gpu_memory, probe_ready, ready_poll_pause};
 use probe::{wait_gpu_memory, wait_port_free};
 
 use super::EngineError;
@@ -429,6 +429,7 @@ impl Engine {
         let t0 = Instant::now();
         let deadline = t0 + self.spec.start_timeout;
         let mut last;
+        let mut polls = 0u32;
         loop {
             if let Some(status) = self.exited() {
                 return Err(EngineError::ExitedBeforeReady {
@@ -448,7 +449,8 @@ impl Engine {
                     tail: self.log_tail(),
                 });
             }
-            tokio::time::sleep((deadline - now).min(Duration::from_millis(250))).await;
+            tokio::time::sleep((deadline - now).min(ready_poll_pause(polls))).await;
+            polls = polls.saturating_add(1);
         }
     }
 

@@ -5,6 +5,14 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The pause after failed readiness probe `n` (0-based): 20 ms, doubling up to 250 ms. A server
+/// up within milliseconds (a fake engine, a cached model) is seen at once rather than after a
+/// quarter of a second, so the start time perfgate reports (`ready after`) is as fine; a slow
+/// one is still probed four times a second.
+pub fn ready_poll_pause(n: u32) -> Duration {
+    Duration::from_millis((20u64 << n.min(4)).min(250))
+}
+
 /// One readiness probe: `Ok` when `/health` is fine (200, or 404 = no such endpoint) and
 /// `/v1/models` lists `model`; otherwise why not.
 pub async fn probe_ready(http: &reqwest::Client, base: &str, model: &str) -> Result<(), String> {
@@ -133,4 +141,16 @@ pub(super) async fn wait_gpu_memory(before: u64, limit: Duration) -> Option<Stri
         "GPU memory in use is {now_used} MiB, {before} MiB before the launch, {} s after stopping",
         limit.as_secs()
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ready_polls_start_fast_and_settle_at_four_a_second() {
+        let ms: Vec<u128> = (0..7).map(|n| ready_poll_pause(n).as_millis()).collect();
+        assert_eq!(ms, [20, 40, 80, 160, 250, 250, 250]);
+        assert_eq!(ready_poll_pause(u32::MAX), Duration::from_millis(250));
+    }
 }
