@@ -3,11 +3,11 @@
 //! scripts/install-engine.sh and scripts/test.sh). Skipped without it unless
 //! PERFGATE_REQUIRE_ENGINE=1, then it fails.
 //!
-//! Every vLLM start costs 30-65 s of the two cores, so the tests share few launches: one server
-//! started here, as one process, for `perfgate run` (completions, chat, a shortened output, the server
-//! tokenizer), one live `perfgate check` of suites/cpu-vllm.toml, one start that fails, one
-//! vLLM killed mid-scenario; `perfgate ab` against itself and against a slowed vLLM on a
-//! one-scenario cut of the suite (four starts).
+//! Every vLLM start costs 25-65 s of the two cores, so the tests share few launches: one server
+//! started here (with one process fewer) for `perfgate run` (completions, chat, a shortened
+//! output, the server tokenizer), one live `perfgate check` of suites/cpu-vllm.toml, one start
+//! that fails, one vLLM killed mid-scenario; `perfgate ab` against itself and against a slowed
+//! vLLM on a one-scenario cut of the suite (four starts).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -52,13 +52,13 @@ const VLLM_ENV: [(&str, &str); 5] = [
     ("DO_NOT_TRACK", "1"),
 ];
 
-/// The server started here runs as one process: the API server, the engine core and its worker
-/// in one Python, imported once instead of three times. Measured on the AMD host (2026-11-29,
-/// float32, one start each, back to back): start to `/health` 30.1 s against 40.9 s for vLLM's
-/// three processes (63.4 s for the session's first start); the test 53.7 s alone, 97 s before.
-/// Only this server: that mode's TTFT swung 8-fold between two launches (docs/engines.md), which
-/// the `perfgate run` test does not judge but `ab` would, and the live check keeps vLLM's own
-/// process tree for perfgate to stop.
+/// The server started here runs vLLM's engine core with its worker inside it
+/// (`VLLM_ENABLE_V1_MULTIPROCESSING=0`): two Python processes to import instead of three.
+/// Measured on the AMD host (2026-11-29, float32, three starts each, alternating): start to
+/// `/health` 26.6-33.1 s (median 27.6) against 40.9-49.2 s (median 44.0) for vLLM's three; the
+/// test 53.7 s alone, 97 s before. Only this server: that mode's TTFT swung 8-fold between two
+/// launches (docs/engines.md), which the `perfgate run` test does not judge but `ab` would, and
+/// the live check keeps vLLM's own process tree for perfgate to stop.
 const ONE_PROCESS: (&str, &str) = ("VLLM_ENABLE_V1_MULTIPROCESSING", "0");
 
 /// The context of the server started here: small, so a shortened output is cheap to provoke.
@@ -595,8 +595,9 @@ fn suite_in_test_dtype() -> String {
 /// up to two pairs, whose spread the test learns from too. In float32 ([`TEST_DTYPE`]) decoding
 /// weighs more and one pair sufficed there (2026-11-29, alone: A/A 189 s, slowed FAIL after 1 pair
 /// in 252 s; 442 s for the test, 730 s in bfloat16 inside the whole test command). (With the
-/// whole suite and 2 pairs this test took 263 s at load 2-3 and over 15 minutes at load 9-12, where one A/A
-/// comparison failed after one pair, TTFT +348 %: the machine's other tenants, not the engine.)
+/// whole suite and 2 pairs this test took 263 s at load 2-3 and over 15 minutes at load 9-12,
+/// where one A/A comparison failed after one pair, TTFT +348 %: the machine's other tenants, not
+/// the engine.)
 #[test]
 fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
     let Some(inst) = install() else {
