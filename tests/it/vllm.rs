@@ -59,7 +59,7 @@ const VLLM_ENV: [(&str, &str); 5] = [
 /// test 53.7 s alone, 97 s before. Only this server: that mode's TTFT swung 8-fold between two
 /// launches (docs/engines.md), which the `perfgate run` test does not judge but `ab` would, and
 /// the live check keeps vLLM's own process tree for perfgate to stop.
-const ONE_PROCESS: (&str, &str) = ("VLLM_ENABLE_V1_MULTIPROCESSING", "0");
+const IN_CORE_WORKER: (&str, &str) = ("VLLM_ENABLE_V1_MULTIPROCESSING", "0");
 
 /// The context of the server started here: small, so a shortened output is cheap to provoke.
 const MAX_MODEL_LEN: u32 = 512;
@@ -110,7 +110,7 @@ impl Server {
             .args(["--enforce-eager", "--dtype", TEST_DTYPE])
             .args(["--max-model-len", &MAX_MODEL_LEN.to_string()])
             .envs(VLLM_ENV)
-            .env(ONE_PROCESS.0, ONE_PROCESS.1)
+            .env(IN_CORE_WORKER.0, IN_CORE_WORKER.1)
             .stdin(Stdio::null())
             .stdout(out.try_clone().unwrap())
             .stderr(out)
