@@ -146,16 +146,17 @@ fn replayed_false_alarms_stay_at_alpha_and_a_big_slowdown_is_seen() {
         "false alarms {}",
         same.fail_rate()
     );
-    // A doubled prefill TTFT (slot starvation doubled it and more) is caught in most of the
-    // 3 × 3 checks on this noisy corpus (65.5 % with learnt noise and the session term, at 0 %
-    // false alarms; docs/gate.md, "Decision quality").
+    // A doubled prefill TTFT (slot starvation doubled it and more) is caught in half or more of
+    // the 3 × 3 checks on this noisy corpus (55.5 % of the replay's 200 splits, at 0 % false
+    // alarms; 66.5 % before its records, which have no loop times, assumed λ = 4 between its
+    // sittings: docs/gate.md, "Where nothing watches the machine").
     let ttft = Change::Latency {
         metric: "ttft".into(),
         pct: 100.0,
         scenario: Some(PREFILL.into()),
     };
     let hit = replay(&all, d, &ttft, &cfg, 200, 2);
-    assert!(hit.fail_rate() >= 0.6, "detection {}", hit.fail_rate());
+    assert!(hit.fail_rate() >= 0.5, "detection {}", hit.fail_rate());
 }
 
 /// Seed 000 (vLLM v0.10.1: 6 models × 4 scenarios) as synthetic launches with 1 % launch-to-
@@ -185,10 +186,23 @@ fn seed_launches(
             r.launch_id = Some(format!("L{l}"));
             r.session_id = Some(session.to_string());
             r.run_index = l as u32;
+            r.telemetry = Some(steady_machine());
             out.push(r);
         }
     }
     out
+}
+
+/// The synthetic launches' machine: perfgate's calibration loop timed at one speed before every
+/// run, a machine that did not move (the suite's model has no session offset either). Without
+/// loop times nothing watches the machine and the gate assumes sittings differ as much as
+/// unwatched ones measure (`unwatched_session_ratio`); `the_quiet_suite_without_loop_times`
+/// pins what that costs.
+fn steady_machine() -> perfgate::telemetry::Telemetry {
+    perfgate::telemetry::Telemetry {
+        calibration_ms: Some(100.0),
+        ..Default::default()
+    }
 }
 
 fn seed_check(base: &[ScenarioResult], cur: &[ScenarioResult]) -> (perfgate::gate::Report, f64) {
@@ -205,6 +219,68 @@ fn a_quiet_engine_is_heard_and_an_unchanged_one_passes() {
     for seed in std::iter::once(21).chain(1..=12) {
         quiet_engine(seed);
     }
+}
+
+/// The same suite as results without loop times (imports, `--no-telemetry`): nothing watches
+/// the machine, so the gate assumes sittings differ by twice a launch's noise (λ 4, as
+/// unwatched sittings hours apart measure: docs/gate.md, "Where nothing watches the machine").
+/// The price on this session-free model is passes and the 25 % latency rise; what must hold is
+/// that an unchanged engine never regresses and a changed one never passes those rows.
+#[test]
+fn the_quiet_suite_without_loop_times() {
+    use rand::SeedableRng;
+    let bare = |v: Vec<ScenarioResult>| -> Vec<ScenarioResult> {
+        v.into_iter()
+            .map(|mut r| {
+                r.telemetry = None;
+                r
+            })
+            .collect()
+    };
+    let same = |_: &ScenarioResult| (1.0, 1.0);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(21);
+    let base = bare(seed_launches(5, "baseline", &mut rng, &same));
+    let cur = bare(seed_launches(3, "candidate", &mut rng, &same));
+    let (rep, pass) = seed_check(&base, &cur);
+    eprintln!(
+        "seed 000 without loop times, A/A 5 × 3: {:.1} % of gated rows pass",
+        100.0 * pass
+    );
+    assert_eq!(rep.counts.regressed, 0, "{:?}", rep.counts);
+    assert!(pass > 0.5 && pass < 0.9, "{pass}");
+    let open = rep
+        .rows
+        .iter()
+        .find(|r| r.gated && r.verdict == Verdict::Inconclusive);
+    let note = open.and_then(|r| r.note.as_deref()).unwrap_or_default();
+    assert!(
+        note.contains("(no calibration loop watched the machine)"),
+        "{note}"
+    );
+    let slow = |r: &ScenarioResult| {
+        let hit =
+            r.model.contains("Qwen3-32B") && r.scenario_id().starts_with("random-in1024-out1024");
+        if hit {
+            (0.8, 1.25)
+        } else {
+            (1.0, 1.0)
+        }
+    };
+    let cur = bare(seed_launches(3, "candidate", &mut rng, &slow));
+    let (rep, _) = seed_check(&base, &cur);
+    assert_ne!(rep.verdict, TopVerdict::Pass);
+    let hit: Vec<&perfgate::gate::Row> = rep
+        .rows
+        .iter()
+        .filter(|r| {
+            r.gated
+                && r.metric != "success_rate"
+                && r.model.contains("Qwen3-32B")
+                && r.scenario.starts_with("random-in1024-out1024")
+        })
+        .collect();
+    assert_eq!(hit.len(), 3, "{hit:?}");
+    assert!(hit.iter().all(|r| r.verdict != Verdict::Pass), "{hit:?}");
 }
 
 fn quiet_engine(seed: u64) {
@@ -463,7 +539,9 @@ fn a_check_on_another_host_is_not_a_regression_and_says_the_machines_differ() {
     let both = record(&vllm(&s12), "b12.toml");
     let md = dir.path().join("r.md");
     let off = dir.path().join("off.toml");
-    std::fs::write(&off, "machine_slope = 0\n").unwrap();
+    // The machine term off, and the session offset assumed as where it is on: the gate as it was
+    // before the term (off alone, nothing watches the machine and λ is assumed 4).
+    std::fs::write(&off, "machine_slope = 0\nunwatched_session_ratio = 1\n").unwrap();
     let s3 = vllm(&["s3-same-l1", "s3-same-l2", "s3-same-l3"]);
     let check = |gate: Option<&Path>| {
         let mut cmd = perfgate();

@@ -69,6 +69,9 @@ pub const DEFAULT_ENGINE_WIDE_SHARE: f64 = 0.25;
 /// replayed false alarms ≤ 1 % and a row worse by δ passing ≤ 5 % on session splits
 /// (docs/gate.md, "The loop as a covariate"). 0 turns the term off.
 pub const DEFAULT_MACHINE_SLOPE: f64 = 2.0;
+/// The largest `session_ratio` / `unwatched_session_ratio` accepted: a session offset ten
+/// launch sd wide.
+pub const MAX_SESSION_RATIO: f64 = 100.0;
 
 /// The noise class of a metric: sets its default tolerance, and pools its rows' noise.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -184,6 +187,8 @@ pub struct MetricGate {
 /// prior_df = 4              # weight of the noise prior in df (default: learnt from the rows)
 /// engine_wide_share = 0.25  # least share of α for the widest engine-wide tests (weighted Holm)
 /// machine_slope = 2         # se widened by this × the calibration loop's shift (0: off)
+/// session_ratio = 1         # λ assumed where no side measures it, the loop watching
+/// unwatched_session_ratio = 4  # … and where no loop watches (none timed, machine_slope = 0)
 /// gated = ["output_throughput", "p99_ttft_ms", "success_rate"]   # replaces the default list
 /// show = ["mean_itl_ms"]    # extra metrics to show, not gate
 /// engine_wide = ["output_throughput", "p99_ttft_ms"]            # replaces the default list
@@ -211,6 +216,16 @@ pub struct GateConfig {
     /// by this slope times the shift. Absent: 2; 0: no such term; at most 10.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine_slope: Option<f64>,
+    /// λ, the between-session variance over the launch variance, assumed where no side of
+    /// the check spans two sessions and both sides timed perfgate's calibration loop (the
+    /// machine term watches the machine). Absent: 1; at most 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_ratio: Option<f64>,
+    /// λ assumed where nothing measures it and nothing watches the machine: a side without
+    /// calibration loop times (imports, `--no-telemetry`) or `machine_slope = 0`. Absent: 4;
+    /// at most 100.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unwatched_session_ratio: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gated: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -328,6 +343,19 @@ impl GateConfig {
                 return Err(bad("machine_slope", format!("must be in [0, 10], got {m}")));
             }
         }
+        for (key, v) in [
+            ("session_ratio", self.session_ratio),
+            ("unwatched_session_ratio", self.unwatched_session_ratio),
+        ] {
+            if let Some(r) = v {
+                if !(r.is_finite() && (0.0..=MAX_SESSION_RATIO).contains(&r)) {
+                    return Err(bad(
+                        key,
+                        format!("must be in [0, {MAX_SESSION_RATIO}], got {r}"),
+                    ));
+                }
+            }
+        }
         if let Some(d) = self.prior_df {
             if !(d.is_finite() && (0.0..=MAX_PRIOR_DF).contains(&d)) {
                 return Err(bad(
@@ -378,6 +406,10 @@ impl GateConfig {
         out.prior_df = other.prior_df.or(out.prior_df);
         out.engine_wide_share = other.engine_wide_share.or(out.engine_wide_share);
         out.machine_slope = other.machine_slope.or(out.machine_slope);
+        out.session_ratio = other.session_ratio.or(out.session_ratio);
+        out.unwatched_session_ratio = other
+            .unwatched_session_ratio
+            .or(out.unwatched_session_ratio);
         if other.gated.is_some() {
             out.gated = other.gated.clone();
         }
@@ -414,6 +446,18 @@ impl GateConfig {
     /// The machine term's slope ([`DEFAULT_MACHINE_SLOPE`] unless set; 0: no term).
     pub fn machine_slope(&self) -> f64 {
         self.machine_slope.unwrap_or(DEFAULT_MACHINE_SLOPE)
+    }
+
+    /// λ assumed where nothing measures it: [`Self::session_ratio`] or, when nothing watches
+    /// the machine (`watched` false), [`Self::unwatched_session_ratio`].
+    pub fn assumed_session_ratio(&self, watched: bool) -> f64 {
+        if watched {
+            self.session_ratio
+                .unwrap_or(crate::gate::noise::SESSION_RATIO_PRIOR)
+        } else {
+            self.unwatched_session_ratio
+                .unwrap_or(crate::gate::noise::UNWATCHED_SESSION_RATIO_PRIOR)
+        }
     }
 
     pub fn engine_wide_share(&self) -> f64 {

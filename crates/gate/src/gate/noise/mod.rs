@@ -401,8 +401,17 @@ pub const OUTLIER_MIN_LAUNCHES: usize = 8;
 /// 10 × 10 without it); `perfgate ab` cancels it, and a baseline recorded over sessions
 /// measures it. Real sittings hours apart measure 1.3–3.4, but the quiet suite (nothing to
 /// measure it from) meets its criteria at 1 on all 13 seeds its test draws, and of seeds 1 … 12
-/// at 1.5 on 10, at 2 on 8 (docs/gate.md, "Why the assumption cannot follow").
+/// at 1.5 on 10, at 2 on 8 (docs/gate.md, "Why the assumption cannot follow"). Where both sides
+/// timed the calibration loop; [`UNWATCHED_SESSION_RATIO_PRIOR`] where they did not.
 pub const SESSION_RATIO_PRIOR: f64 = 1.0;
+/// λ assumed where nothing measures it and nothing watches the machine (a side without
+/// calibration loop times, or `machine_slope = 0`): no machine term widens such a check when
+/// the sittings' machines differed, and sittings hours apart measure λ 1.3–3.4. Of 1, 2, 4
+/// and 8, 4 is the least that kept a row worse by δ passing ≤ 5 % and confirmed false alarms
+/// ≤ 1 % on the session splits of every corpus replayed without its loop; it costs the quiet
+/// suite its passes and its 25 % latency rise when imported (docs/gate.md, "Where nothing
+/// watches the machine").
+pub const UNWATCHED_SESSION_RATIO_PRIOR: f64 = 4.0;
 /// The weight of [`SESSION_RATIO_PRIOR`] against a measured λ that reads above it, in session
 /// comparisons: one, as much as a baseline of two sessions shows. Two sessions alone cannot tell
 /// a session effect of zero from a large one, so a large λ measured on one df is halfway to the
@@ -437,6 +446,10 @@ pub struct SessionTerm {
     /// The machine term, when the settings ask for one and both sides timed the loop.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<loops::MachineTerm>,
+    /// Whether nothing watched the machine (a side without calibration loop times, or the
+    /// settings' `machine_slope` 0): then an assumed λ is the settings' `unwatched_session_ratio`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unwatched: bool,
 }
 
 /// The noise priors of one check, per metric class: learnt from the rows in front of the gate
@@ -496,18 +509,19 @@ impl Priors {
     }
 
     /// λ for `metric`: measured from its rows' sessions (else from every metric's), combined
-    /// with [`SESSION_RATIO_PRIOR`] by their degrees of freedom (the session comparisons behind
-    /// the measurement: 1 for two sessions), the prior worth [`SESSION_PRIOR_DF`] against a λ
-    /// above it and [`SESSION_PRIOR_DF_BELOW`] against one below; the prior alone, with
-    /// `measured` false, when no side spans two sessions.
-    pub fn session_ratio(&self, metric: &str) -> (f64, bool) {
-        let (ratio, df) = self.session_ratio_df(metric);
+    /// with the assumed λ `prior` (the settings' [`GateConfig::assumed_session_ratio`]) by their
+    /// degrees of freedom (the session comparisons behind the measurement: 1 for two sessions),
+    /// the prior worth [`SESSION_PRIOR_DF`] against a λ above it and [`SESSION_PRIOR_DF_BELOW`]
+    /// against one below; the prior alone, with `measured` false, when no side spans two
+    /// sessions.
+    pub fn session_ratio(&self, metric: &str, prior: f64) -> (f64, bool) {
+        let (ratio, df) = self.session_ratio_df(metric, prior);
         (ratio, df.is_some())
     }
 
     /// [`Self::session_ratio`] with the degrees of freedom behind a measured λ (its session
     /// comparisons plus the prior's), `None` when λ is assumed.
-    pub fn session_ratio_df(&self, metric: &str) -> (f64, Option<f64>) {
+    pub fn session_ratio_df(&self, metric: &str, prior: f64) -> (f64, Option<f64>) {
         let measured = |(b, w, df): (f64, f64, f64)| (w > 0.0).then(|| (b / w, df));
         let all = self.sessions.values().fold((0.0, 0.0, 0.0f64), |a, s| {
             (a.0 + s.0, a.1 + s.1, a.2.max(s.2))
@@ -520,29 +534,34 @@ impl Priors {
             .or_else(|| measured(all));
         match got {
             Some((r, df)) => {
-                let d0 = if r < SESSION_RATIO_PRIOR {
+                let d0 = if r < prior {
                     SESSION_PRIOR_DF_BELOW
                 } else {
                     SESSION_PRIOR_DF
                 };
-                (
-                    (d0 * SESSION_RATIO_PRIOR + df * r) / (d0 + df),
-                    Some(d0 + df),
-                )
+                ((d0 * prior + df * r) / (d0 + df), Some(d0 + df))
             }
-            None => (SESSION_RATIO_PRIOR, None),
+            None => (prior, None),
         }
     }
 
-    /// The session term of a stored comparison of `b` with `c` for `metric`.
-    pub fn session_term(&self, metric: &str, b: &Launches, c: &Launches) -> SessionTerm {
-        let (ratio, df) = self.session_ratio_df(metric);
+    /// The session term of a stored comparison of `b` with `c` for `metric`, λ assumed `prior`
+    /// where nothing measures it.
+    pub fn session_term(
+        &self,
+        metric: &str,
+        b: &Launches,
+        c: &Launches,
+        prior: f64,
+    ) -> SessionTerm {
+        let (ratio, df) = self.session_ratio_df(metric, prior);
         SessionTerm {
             ratio,
             measured: df.is_some(),
             factor: session_factor(b, c),
             df,
             machine: None,
+            unwatched: false,
         }
     }
 }
@@ -620,7 +639,16 @@ impl Noise {
                 format!("; sessions differ by {:.1} %", self.sd_pct * t.ratio.sqrt())
             }
             Some(t) if t.factor > 0.0 => {
-                "; session offset not measured, assumed as large as a launch's noise".to_string()
+                let size = if (t.ratio - 1.0).abs() < 1e-9 {
+                    "as large as a launch's noise".to_string()
+                } else {
+                    format!("{:.1} × a launch's noise", t.ratio.sqrt())
+                };
+                let why = match t.unwatched {
+                    true => " (no calibration loop watched the machine)",
+                    false => "",
+                };
+                format!("; session offset not measured, assumed {size}{why}")
             }
             _ => String::new(),
         };

@@ -279,15 +279,22 @@ fn a_measured_session_ratio_below_the_prior_needs_more_evidence_than_one_above()
         Priors::learn([("output_throughput", (4.0, 4.0), vec![a])])
     };
     // Sittings that differ (λ̂ = 9 on one df): halfway to the prior, on 1 + 1 df.
-    let (r, df) = priors(9.0, 1.0).session_ratio_df("output_throughput");
+    let (r, df) = priors(9.0, 1.0).session_ratio_df("output_throughput", 1.0);
     assert!((r - 5.0).abs() < 1e-12 && df == Some(2.0), "{r} {df:?}");
     // Sittings that agree (λ̂ = 0 on one df): the prior keeps four fifths, on 4 + 1 df.
-    let (r, df) = priors(0.0, 1.0).session_ratio_df("output_throughput");
+    let (r, df) = priors(0.0, 1.0).session_ratio_df("output_throughput", 1.0);
     assert!((r - 0.8).abs() < 1e-12 && df == Some(5.0), "{r} {df:?}");
     // Ten sittings that agree closely (λ̂ = 0.2 on 9 df) outweigh it: (4 + 1.8) / 13.
-    let (r, _) = priors(0.2, 9.0).session_ratio_df("output_throughput");
+    let (r, _) = priors(0.2, 9.0).session_ratio_df("output_throughput", 1.0);
     assert!((r - 5.8 / 13.0).abs() < 1e-12, "{r}");
     // Nothing measured: the prior, assumed.
     let none = Priors::learn([("output_throughput", (4.0, 4.0), Vec::new())]);
-    assert_eq!(none.session_ratio_df("output_throughput"), (1.0, None));
+    assert_eq!(none.session_ratio_df("output_throughput", 1.0), (1.0, None));
+    // Where the machine is not watched the assumption is another (4 here), on the same rule:
+    // λ̂ = 9 on one df is halfway to it, λ̂ = 0 takes four fifths of it.
+    assert_eq!(none.session_ratio_df("output_throughput", 4.0), (4.0, None));
+    let (r, df) = priors(9.0, 1.0).session_ratio_df("output_throughput", 4.0);
+    assert!((r - 6.5).abs() < 1e-12 && df == Some(2.0), "{r} {df:?}");
+    let (r, _) = priors(0.0, 1.0).session_ratio_df("output_throughput", 4.0);
+    assert!((r - 3.2).abs() < 1e-12, "{r}");
 }

@@ -38,8 +38,7 @@ pub(crate) fn metric_row(
         row.launches_needed = Some(2);
         return Some((row, None));
     };
-    let slope = Some(cfg.machine_slope()).filter(|s| *s > 0.0);
-    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, (metric, slope));
+    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, (metric, cfg));
     row.noise = Some(noise);
     Some((row, Some(test)))
 }
@@ -54,15 +53,19 @@ fn stored_test(
     mut noise: noise::Noise,
     rule: &MetricRule,
     priors: &Priors,
-    (metric, slope): (&str, Option<f64>),
+    (metric, cfg): (&str, &GateConfig),
 ) -> (Test, noise::Noise) {
-    let mut term = priors.session_term(metric, bl, cl);
-    term.machine = slope
+    let slope = Some(cfg.machine_slope()).filter(|s| *s > 0.0);
+    let machine = slope
         .and_then(|s| noise::loops::machine_var(bl, cl, s))
         .map(|(d, var)| noise::loops::MachineTerm {
             loop_shift_pct: stats::pct(d),
             var,
         });
+    let watched = machine.is_some();
+    let mut term = priors.session_term(metric, bl, cl, cfg.assumed_session_ratio(watched));
+    term.machine = machine;
+    term.unwatched = !watched;
     let machine_var = term.machine.map_or(0.0, |m| m.var);
     noise.session = Some(term);
     let var = noise.sd() * noise.sd();
@@ -199,8 +202,7 @@ pub(crate) fn engine_wide_row(
     };
     let rho = noise::scenario_corr(&[with_sd(|s| &s.0), with_sd(|s| &s.1)]);
     let noise = noise::estimate(&[&bl, &cl], noise::engine_wide_prior(&w, rho, prior))?;
-    let slope = Some(cfg.machine_slope()).filter(|s| *s > 0.0);
-    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, (metric, slope));
+    let (test, noise) = stored_test(&bl, &cl, noise, rule, priors, (metric, cfg));
     let mut row = blank(model, ENGINE_WIDE, metric, rule);
     row.gated = true;
     row.tolerance_pct = Some(Scope::EngineWide.tolerance_pct(rule));

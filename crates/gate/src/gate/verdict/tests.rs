@@ -949,8 +949,10 @@ fn a_machine_slope_widens_a_check_whose_loops_moved() {
     // Of d², the loops' launch-to-launch noise is taken out (a few hundredths of a percent).
     assert!(m.var < d * d && m.var > 0.999 * d * d, "{m:?}");
     assert!((m2.var - 4.0 * m.var).abs() < 1e-12, "{m2:?}");
-    // Loops that agree leave the same slowdown a regression, row for row as without the setting.
+    // Loops that agree leave the same slowdown a regression, row for row as without the term
+    // (and the same λ assumed: without the term nothing watches the machine).
     let same = slow(10.0);
+    let off = GateConfig::parse("machine_slope = 0\nunwatched_session_ratio = 1\n", "g").unwrap();
     let (on, off) = (judge(&same, &GateConfig::default()), judge(&same, &off));
     assert_eq!(on.verdict, TopVerdict::Fail);
     for (x, y) in on.rows.iter().zip(&off.rows) {
@@ -1041,4 +1043,70 @@ fn a_candidate_on_another_platform_is_told_what_differs() {
         None
     );
     assert_eq!(machine_note(&eval(&s, &on_platform(&s, &h200))), None);
+}
+
+#[test]
+fn an_unwatched_machine_assumes_sittings_differ_more() {
+    // One sitting a side, so nothing measures λ: it is assumed, 1 where both sides timed the
+    // calibration loop (the machine term watches the machine) and `unwatched_session_ratio`
+    // (4) where a side did not or the term is off.
+    let (b, c) = (quiet_suite(5, 0.01), quiet_suite(3, 0.01));
+    let c: Vec<_> = c
+        .into_iter()
+        .map(|mut r| {
+            r.session_id = Some("t".into());
+            r
+        })
+        .collect();
+    let term = |base: &[ScenarioResult], cur: &[ScenarioResult], cfg: &GateConfig| {
+        let r = evaluate(Inputs::new(base, cur, cfg));
+        let row = verdict_of(&r, "m/a", 100, "output_throughput").clone();
+        let t = row.noise.unwrap().session.unwrap();
+        let [lo, hi] = row.interval.unwrap();
+        (t.ratio, !t.unwatched, hi - lo, row.note.unwrap_or_default())
+    };
+    let dflt = GateConfig::default();
+    let (bw, cw) = (sitting(&b, "s", 10.0), sitting(&c, "t", 10.0));
+    let (r, watched, width, note) = term(&bw, &cw, &dflt);
+    assert_eq!((r, watched), (1.0, true), "{note}");
+    assert!(note.contains("session offset not measured, assumed as large as a launch's noise)"));
+    let (r, watched, wider, note) = term(&b, &c, &dflt);
+    assert_eq!((r, watched), (4.0, false));
+    assert!(
+        note.contains(
+            "session offset not measured, assumed 2.0 × a launch's noise (no calibration loop \
+             watched the machine)"
+        ),
+        "{note}"
+    );
+    // se² = sd² (1/5 + 1/3 + 2λ): the interval is √((8/15 + 8) / (8/15 + 2)) = 1.84 × as wide
+    // on the same noise (its df move a little too).
+    assert!(
+        wider / width > 1.7 && wider / width < 2.0,
+        "{wider} {width}"
+    );
+    // Loop times on one side only, or the term off: not watched either.
+    assert_eq!(term(&bw, &c, &dflt).0, 4.0);
+    let off = GateConfig::parse("machine_slope = 0\n", "g").unwrap();
+    assert_eq!(term(&bw, &cw, &off).0, 4.0);
+    // The settings name either assumption.
+    let set = GateConfig::parse("unwatched_session_ratio = 1.5\nsession_ratio = 2\n", "g");
+    let set = set.unwrap();
+    assert_eq!(term(&b, &c, &set).0, 1.5);
+    let (r, _, _, note) = term(&bw, &cw, &set);
+    assert_eq!(r, 2.0);
+    assert!(note.contains("assumed 1.4 × a launch's noise)"), "{note}");
+    for (text, why) in [
+        (
+            "unwatched_session_ratio = -1\n",
+            "`unwatched_session_ratio`: must be in [0, 100], got -1",
+        ),
+        (
+            "session_ratio = 101\n",
+            "`session_ratio`: must be in [0, 100], got 101",
+        ),
+    ] {
+        let e = GateConfig::parse(text, "g.toml").unwrap_err().to_string();
+        assert_eq!(e, format!("gate setting {why}"));
+    }
 }
