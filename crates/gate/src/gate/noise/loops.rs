@@ -34,6 +34,13 @@ pub(crate) fn loop_log(r: &ScenarioResult) -> Option<f64> {
         .map(f64::ln)
 }
 
+/// Each launch's mean log loop time; `None` when a side has no launch or a launch timed no loop.
+pub(crate) fn loop_logs(l: &Launches) -> Option<Vec<f64>> {
+    (l.loops.len() == l.n() && l.n() > 0)
+        .then(|| l.loops.iter().copied().collect::<Option<Vec<f64>>>())
+        .flatten()
+}
+
 /// The machine term of a stored comparison of `b` with `c`: the variance a machine shift
 /// may add to the difference of the sides' mean log values, slope² · max(0, Δ² − v). Δ is the
 /// candidate's mean log loop time minus the baseline's; v = s² (1/n_b + 1/n_c) is what the
@@ -41,12 +48,7 @@ pub(crate) fn loop_log(r: &ScenarioResult) -> Option<f64> {
 /// side's sessions, pooled over both sides (0 when no session has two launches: then all of Δ
 /// counts). Returns (Δ, the variance); `None` when a launch of either side has no loop time.
 pub fn machine_var(b: &Launches, c: &Launches, slope: f64) -> Option<(f64, f64)> {
-    let logs = |l: &Launches| -> Option<Vec<f64>> {
-        (l.loops.len() == l.n() && l.n() > 0)
-            .then(|| l.loops.iter().copied().collect::<Option<Vec<f64>>>())
-            .flatten()
-    };
-    let (xb, xc) = (logs(b)?, logs(c)?);
+    let (xb, xc) = (loop_logs(b)?, loop_logs(c)?);
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let delta = mean(&xc) - mean(&xb);
     // The loops as launch values of their own: `spread` pools them around each sitting's mean.

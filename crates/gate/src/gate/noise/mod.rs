@@ -545,23 +545,24 @@ impl Priors {
         }
     }
 
-    /// The session term of a stored comparison of `b` with `c` for `metric`, λ assumed `prior`
-    /// where nothing measures it.
+    /// The session term of a stored comparison of `b` with `c` for `metric`, λ assumed as the
+    /// settings say where nothing measures it ([`GateConfig::assumed_session_ratio`]: `watched`,
+    /// whether the machine term can run).
     pub fn session_term(
         &self,
         metric: &str,
-        b: &Launches,
-        c: &Launches,
-        prior: f64,
+        (b, c): (&Launches, &Launches),
+        cfg: &GateConfig,
+        watched: bool,
     ) -> SessionTerm {
-        let (ratio, df) = self.session_ratio_df(metric, prior);
+        let (ratio, df) = self.session_ratio_df(metric, cfg.assumed_session_ratio(watched));
         SessionTerm {
             ratio,
             measured: df.is_some(),
             factor: session_factor(b, c),
             df,
             machine: None,
-            unwatched: false,
+            unwatched: !watched,
         }
     }
 }

@@ -62,10 +62,8 @@ fn stored_test(
             loop_shift_pct: stats::pct(d),
             var,
         });
-    let watched = machine.is_some();
-    let mut term = priors.session_term(metric, bl, cl, cfg.assumed_session_ratio(watched));
+    let mut term = priors.session_term(metric, (bl, cl), cfg, machine.is_some());
     term.machine = machine;
-    term.unwatched = !watched;
     let machine_var = term.machine.map_or(0.0, |m| m.var);
     noise.session = Some(term);
     let var = noise.sd() * noise.sd();
