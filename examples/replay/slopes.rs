@@ -2,7 +2,10 @@
 //! between sittings. Per launch, x is the mean natural log of its runs' calibration loop times
 //! and y the median log of the metric over its runs; the within-sitting slope and correlation
 //! pool every sitting's launches around their sitting's means, the between-sitting ones are
-//! those of the sittings' means around the grand mean (one point per sitting).
+//! those of the sittings' means around the grand mean (one point per sitting). A last table
+//! asks whether a metric follows a single reading: within each sitting, a launch's point in one
+//! scenario less its launch's mean over the scenarios and its scenario's mean over the launches
+//! (the loop timed before that scenario's run against the launch's other readings), pooled.
 
 use perfgate::gate::replay::Launch;
 
@@ -94,6 +97,34 @@ fn moments(groups: &[Vec<(f64, f64)>]) -> (Moments, Moments) {
     (within, between)
 }
 
+/// A sitting's (launch × scenario) points, double-centred: each point less its launch's mean
+/// and its scenario's mean, plus the sitting's (launches with a point in every scenario).
+fn reading_moments(points: &[Vec<(f64, f64)>]) -> Moments {
+    let mut m = Moments::default();
+    let (nl, ns) = (points.len(), points.first().map_or(0, Vec::len));
+    if nl < 2 || ns < 2 {
+        return m;
+    }
+    let avg = |it: &mut dyn Iterator<Item = (f64, f64)>, n: usize| {
+        let (sx, sy) = it.fold((0.0, 0.0), |a, p| (a.0 + p.0, a.1 + p.1));
+        (sx / n as f64, sy / n as f64)
+    };
+    let launch: Vec<(f64, f64)> = points
+        .iter()
+        .map(|l| avg(&mut l.iter().copied(), ns))
+        .collect();
+    let scen: Vec<(f64, f64)> = (0..ns)
+        .map(|j| avg(&mut points.iter().map(|l| l[j]), nl))
+        .collect();
+    let all = avg(&mut launch.iter().copied(), nl);
+    for (l, lm) in points.iter().zip(&launch) {
+        for (p, sm) in l.iter().zip(&scen) {
+            m.add(p.0 - lm.0 - sm.0 + all.0, p.1 - lm.1 - sm.1 + all.1);
+        }
+    }
+    m
+}
+
 /// Print the table: per scenario and metric, and per metric pooled over the scenarios.
 pub(crate) fn loop_slopes(a: &[Launch], scenarios: &[String]) {
     let mut sittings: Vec<Option<String>> = Vec::new();
@@ -139,6 +170,35 @@ pub(crate) fn loop_slopes(a: &[Launch], scenarios: &[String]) {
                 w.cell(),
                 b.cell()
             );
+        }
+    }
+    println!(
+        "\na reading within its launch: slope (b) and correlation (r) of the metric's deviation \
+         in one scenario on that scenario's loop reading, both less their launch's and their \
+         scenario's means within the sitting\n"
+    );
+    println!("| metric | b | r | points |");
+    println!("|---|--:|--:|--:|");
+    for metric in METRICS {
+        let mut m = Moments::default();
+        let mut n = 0;
+        for s in &sittings {
+            let points: Vec<Vec<(f64, f64)>> = a
+                .iter()
+                .filter(|l| l.records.first().and_then(|r| r.session_id.clone()) == *s)
+                .filter_map(|l| {
+                    let p: Option<Vec<_>> =
+                        scenarios.iter().map(|sc| point(l, sc, metric)).collect();
+                    p
+                })
+                .collect();
+            if points.len() >= 2 && scenarios.len() >= 2 {
+                n += points.len() * scenarios.len();
+            }
+            m.merge(reading_moments(&points));
+        }
+        if m.sxx > 0.0 {
+            println!("| {metric} | {} | {n} |", m.cell());
         }
     }
 }

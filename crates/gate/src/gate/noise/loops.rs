@@ -10,9 +10,11 @@
 //! covariate"). So the gate does not rescale a side by it: it widens the comparison's se by
 //! what a machine shift of slope `machine_slope` (default 2) could explain ([`machine_var`]).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
-use super::Launches;
+use super::{launch_key, stats, Launches};
 use crate::record::ScenarioResult;
 
 /// A stored comparison's machine term: how far the sides' calibration loops moved, and the
@@ -32,6 +34,48 @@ pub(crate) fn loop_log(r: &ScenarioResult) -> Option<f64> {
         .and_then(|t| t.calibration_ms)
         .filter(|c| c.is_finite() && *c > 0.0)
         .map(f64::ln)
+}
+
+/// One side's machine speed at each of its launches: the median log loop time over all the
+/// launch's runs, every scenario of a model's launch, not only a row's own. The loop is timed
+/// before every run, and within a launch its readings scatter (sd 2.0 % on the CPU corpora) in
+/// ways the engine does not follow (a reading's deviation from its launch's mean moves the
+/// metric at a log slope of −0.14 to +0.47 there, the launch's mean moves it at 0.57 to 1.55:
+/// docs/gate.md, "The loop as a covariate"), so the launch's readings together say more about
+/// the machine than the one before a row's run.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LaunchLoops(BTreeMap<(String, String), Option<f64>>);
+
+impl LaunchLoops {
+    /// From one side's records, keyed by model and launch; a launch with a run that timed no
+    /// loop has none.
+    pub(crate) fn of(recs: &[ScenarioResult]) -> LaunchLoops {
+        let mut runs: BTreeMap<(String, String), Option<Vec<f64>>> = BTreeMap::new();
+        for r in recs {
+            let e = runs
+                .entry((r.model.clone(), launch_key(r)))
+                .or_insert_with(|| Some(Vec::new()));
+            *e = e.take().zip(loop_log(r)).map(|(mut v, x)| {
+                v.push(x);
+                v
+            });
+        }
+        let each = runs.into_iter();
+        LaunchLoops(
+            each.map(|(k, v)| (k, v.as_deref().and_then(stats::median)))
+                .collect(),
+        )
+    }
+
+    /// Give the launches of one row of `model` their launches' loops (a launch not among this
+    /// side's records keeps its own).
+    pub(crate) fn apply(&self, model: &str, l: &mut Launches) {
+        for (key, lp) in l.keys.iter().zip(l.loops.iter_mut()) {
+            if let Some(v) = self.0.get(&(model.to_string(), key.clone())) {
+                *lp = *v;
+            }
+        }
+    }
 }
 
 /// Each launch's mean log loop time; `None` when a side has no launch or a launch timed no loop.

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use super::config::{GateConfig, MetricRule};
 use super::look::Look;
+use super::noise::loops::LaunchLoops;
 use super::noise::Priors;
 use super::{Report, Row, Side, Verdict};
 use crate::record::ScenarioResult;
@@ -156,9 +157,19 @@ pub fn evaluate(input: Inputs<'_>) -> Report {
     let g = Grouped::new(input.baseline, input.current, input.errors);
     let names = cfg.metric_list();
     let priors = learn_priors(&g, input.errors, &names);
+    let loops = [
+        LaunchLoops::of(input.baseline),
+        LaunchLoops::of(input.current),
+    ];
     let mut out = Rows::default();
     let metrics = Metric::resolve(cfg, &names);
-    let compared = scenario_rows(&g, input.errors, (&metrics, cfg), &priors, &mut out);
+    let compared = scenario_rows(
+        &g,
+        input.errors,
+        (&metrics, cfg),
+        (&priors, &loops),
+        &mut out,
+    );
     let wide = Metric::resolve(cfg, &cfg.engine_wide_list());
     let mut per_metric: Vec<Vec<(Row, Test)>> = vec![Vec::new(); wide.len()];
     for (model, keys) in &compared {
@@ -167,7 +178,7 @@ pub fn evaluate(input: Inputs<'_>) -> Report {
             .map(|k| (g.base[*k].as_slice(), g.cur[*k].as_slice()))
             .collect();
         for (m, mine) in wide.iter().zip(&mut per_metric) {
-            if let Some((row, test)) = engine_wide_row(model, m, &scen, &priors, cfg) {
+            if let Some((row, test)) = engine_wide_row(model, m, &scen, (&priors, &loops), cfg) {
                 mine.push((row.clone(), test));
                 out.push(row, Some(test), Scope::EngineWide, &m.rule);
             }
@@ -201,7 +212,7 @@ fn scenario_rows<'g>(
     g: &'g Grouped<'_>,
     errors: &[ScenarioError],
     (metrics, cfg): (&[Metric], &GateConfig),
-    priors: &Priors,
+    (priors, loops): (&Priors, &[LaunchLoops; 2]),
     out: &mut Rows,
 ) -> BTreeMap<&'g str, Vec<&'g Key>> {
     let empty = Vec::new();
@@ -236,7 +247,7 @@ fn scenario_rows<'g>(
         }
         compared.entry(model.as_str()).or_default().push(key);
         for m in metrics {
-            if let Some((row, test)) = metric_row(key, m, [b, c], priors, cfg) {
+            if let Some((row, test)) = metric_row(key, m, [b, c], (priors, loops), cfg) {
                 out.push(row, test, Scope::Scenario, &m.rule);
             }
         }

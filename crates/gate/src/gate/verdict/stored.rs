@@ -5,6 +5,7 @@ use super::decide::Test;
 use super::row::{blank, fixed, start_row, unusable, values, Grouped, Key, Start};
 use super::{Metric, ScenarioError, Scope, ALL_MODELS, ENGINE_WIDE};
 use crate::gate::config::{percentile_supported, GateConfig, MetricRule};
+use crate::gate::noise::loops::LaunchLoops;
 use crate::gate::noise::{self, Launches, Priors};
 use crate::gate::stats::{self, orientation, Shift, StatsError};
 use crate::gate::{Row, Verdict};
@@ -15,7 +16,7 @@ pub(crate) fn metric_row(
     key: &Key,
     m: &Metric,
     [b, c]: [&[&ScenarioResult]; 2],
-    priors: &Priors,
+    (priors, loops): (&Priors, &[LaunchLoops; 2]),
     cfg: &GateConfig,
 ) -> Option<(Row, Option<Test>)> {
     let missing = ["metric not in the baseline", "metric not in the results"];
@@ -24,10 +25,12 @@ pub(crate) fn metric_row(
         Start::Done(row) => return Some((row, None)),
     };
     let (rule, metric) = (&m.rule, m.name.as_str());
-    let (bl, cl) = match (Launches::of(b, metric), Launches::of(c, metric)) {
+    let (mut bl, mut cl) = match (Launches::of(b, metric), Launches::of(c, metric)) {
         (Ok(bl), Ok(cl)) => (bl, cl),
         (Err(e), _) | (_, Err(e)) => return Some((unusable(row, rule, [&bv, &cv], e), None)),
     };
+    loops[0].apply(&key.0, &mut bl);
+    loops[1].apply(&key.0, &mut cl);
     row.baseline = Some(bl.mean().exp());
     row.current = Some(cl.mean().exp());
     row.launches = Some([bl.n(), cl.n()]);
@@ -161,7 +164,7 @@ pub(crate) fn engine_wide_row(
     model: &str,
     m: &Metric,
     scenarios: &[(&[&ScenarioResult], &[&ScenarioResult])],
-    priors: &Priors,
+    (priors, loops): (&Priors, &[LaunchLoops; 2]),
     cfg: &GateConfig,
 ) -> Option<(Row, Test)> {
     let (rule, metric) = (&m.rule, m.name.as_str());
@@ -172,9 +175,11 @@ pub(crate) fn engine_wide_row(
         if !(percentile_supported(metric, b) && percentile_supported(metric, c)) {
             continue;
         }
-        let (Ok(bl), Ok(cl)) = (Launches::of(b, metric), Launches::of(c, metric)) else {
+        let (Ok(mut bl), Ok(mut cl)) = (Launches::of(b, metric), Launches::of(c, metric)) else {
             continue;
         };
+        loops[0].apply(model, &mut bl);
+        loops[1].apply(model, &mut cl);
         let noise = noise::estimate(&[&bl, &cl], prior)?;
         sides.push((bl, cl, noise.weight()));
     }

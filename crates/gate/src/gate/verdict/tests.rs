@@ -970,6 +970,59 @@ fn a_machine_slope_widens_a_check_whose_loops_moved() {
     );
 }
 
+/// A launch's machine speed is the median of all its loop readings, every scenario of the
+/// model's launch: a reading off in one scenario moves that row's term no more than its
+/// launch's median moves, and the rows of one launch share the shift.
+#[test]
+fn the_machine_term_reads_the_launchs_loops_together() {
+    let base = sitting(&quiet_suite(5, 0.01), "a", 10.0);
+    // The candidate's machine unmoved, but the loop before scenario 100 of model m/a read 30 %
+    // slow in every launch (one reading of the launch's two).
+    let cur: Vec<ScenarioResult> = sitting(&quiet_suite(3, 0.01), "b", 10.0)
+        .into_iter()
+        .map(|mut r| {
+            if r.model == "m/a" && r.params.num_prompts == 100 {
+                let t = r.telemetry.as_mut().unwrap();
+                t.calibration_ms = t.calibration_ms.map(|ms| ms * 1.3);
+            }
+            r
+        })
+        .collect();
+    let rep = evaluate(Inputs::new(&base, &cur, &GateConfig::default()));
+    let shift = |model: &str, n: u64| {
+        let row = verdict_of(&rep, model, n, "output_throughput");
+        row.noise
+            .unwrap()
+            .session
+            .unwrap()
+            .machine
+            .unwrap()
+            .loop_shift_pct
+    };
+    // Each launch of m/a: readings 10 (1 + 0.005 i) × 1.3 and × 1: median of two, the mean of
+    // their logs, so the shift is √1.3 − 1 (less the launches' drift, as in the test above).
+    let lg = |n: usize| (0..n).map(|i| (1.0 + 0.005 * i as f64).ln()).sum::<f64>() / n as f64;
+    let d = 0.5 * 1.3f64.ln() + lg(3) - lg(5);
+    for n in [100, 200] {
+        assert!(
+            (shift("m/a", n) - 100.0 * d.exp_m1()).abs() < 1e-9,
+            "{}",
+            shift("m/a", n)
+        );
+    }
+    // The other models' launches read 10 ms throughout: only the drift.
+    assert!((shift("m/b", 100) - 100.0 * (lg(3) - lg(5)).exp_m1()).abs() < 1e-9);
+    // A launch with a run that timed no loop has no machine speed: no term for its rows.
+    let mut cur = cur;
+    cur[0].telemetry = None;
+    let rep = evaluate(Inputs::new(&base, &cur, &GateConfig::default()));
+    let model = cur[0].model.clone();
+    let n = cur[0].params.num_prompts;
+    let other = if n == 100 { 200 } else { 100 };
+    let row = verdict_of(&rep, &model, other, "output_throughput");
+    assert_eq!(row.noise.unwrap().session.unwrap().machine, None, "{row:?}");
+}
+
 /// Each record measured on `platform`.
 fn on_platform(
     recs: &[ScenarioResult],
