@@ -170,6 +170,40 @@ fn seed_launches(
     rng: &mut rand::rngs::StdRng,
     change: &dyn Fn(&ScenarioResult) -> (f64, f64),
 ) -> Vec<ScenarioResult> {
+    seed_launches_on(launches, session, rng, change, Host::STEADY)
+}
+
+/// The synthetic launches' host: how much perfgate's calibration loop (100 ms) varies from
+/// launch to launch and from reading to reading (sd of its log), with no effect on the engine.
+#[derive(Clone, Copy, Debug)]
+struct Host {
+    launch_sd: f64,
+    reading_sd: f64,
+}
+
+impl Host {
+    /// A machine that did not move: every reading the same.
+    const STEADY: Host = Host {
+        launch_sd: 0.0,
+        reading_sd: 0.0,
+    };
+    /// As noisy as the CPU host of the llama.cpp corpus, s3 … s9 (tests/data/cpu-llamacpp):
+    /// readings within a launch 2.0 %, launch means within a sitting 2.4 % over 3 readings,
+    /// so 2.1 % a launch besides the readings' own.
+    const CPU_HOST: Host = Host {
+        launch_sd: 0.021,
+        reading_sd: 0.020,
+    };
+}
+
+fn seed_launches_on(
+    launches: usize,
+    session: &str,
+    rng: &mut rand::rngs::StdRng,
+    change: &dyn Fn(&ScenarioResult) -> (f64, f64),
+    host: Host,
+) -> Vec<ScenarioResult> {
+    use rand::{Rng, SeedableRng};
     use rand_distr::{Distribution, StandardNormal};
     let path = "tests/data/seeds/000_91a68daabf788996.txt";
     let text = std::fs::read_to_string(path).unwrap();
@@ -177,7 +211,19 @@ fn seed_launches(
         .unwrap()
         .records;
     let mut out = Vec::new();
+    // A moving loop draws from its own stream (seeded from the engine's once per side), a steady
+    // one draws nothing: the steady host's launches are those the seeds were measured on.
+    let steady = host.launch_sd == 0.0 && host.reading_sd == 0.0;
+    let mut loop_rng = rand::rngs::StdRng::seed_from_u64(if steady { 0 } else { rng.random() });
+    let draw = |rng: &mut rand::rngs::StdRng, sd: f64| -> f64 {
+        if sd == 0.0 {
+            return 0.0;
+        }
+        let z: f64 = StandardNormal.sample(rng);
+        sd * z
+    };
     for l in 0..launches {
+        let launch_shift = draw(&mut loop_rng, host.launch_sd);
         for r in &seed {
             let z: f64 = StandardNormal.sample(rng);
             let (thr, lat) = change(r);
@@ -186,7 +232,12 @@ fn seed_launches(
             r.launch_id = Some(format!("L{l}"));
             r.session_id = Some(session.to_string());
             r.run_index = l as u32;
-            r.telemetry = Some(steady_machine());
+            let reading = draw(&mut loop_rng, host.reading_sd);
+            let mut machine = steady_machine();
+            machine.calibration_ms = machine
+                .calibration_ms
+                .map(|ms| ms * (launch_shift + reading).exp());
+            r.telemetry = Some(machine);
             out.push(r);
         }
     }
@@ -217,8 +268,54 @@ fn seed_check(base: &[ScenarioResult], cur: &[ScenarioResult]) -> (perfgate::gat
 #[test]
 fn a_quiet_engine_is_heard_and_an_unchanged_one_passes() {
     for seed in std::iter::once(21).chain(1..=12) {
-        quiet_engine(seed);
+        let draw = quiet_engine(seed, Host::STEADY);
+        // ≥ 90 % of the gated rows pass at 5 × 3 and at 3 × 3; the change regresses exactly
+        // its scenario's three gated rows.
+        assert!(
+            draw.pass.iter().all(|p| *p >= 0.9),
+            "{seed}: {:?}",
+            draw.pass
+        );
+        let metrics: Vec<&str> = draw.regressed.iter().map(|r| r.2.as_str()).collect();
+        assert_eq!(
+            metrics,
+            ["output_throughput", "median_ttft_ms", "median_tpot_ms"],
+            "{seed}: {:?}",
+            draw.regressed
+        );
+        assert!(
+            draw.regressed
+                .iter()
+                .all(|r| r.0.contains("Qwen3-32B") && r.1.starts_with("random-in1024-out1024")),
+            "{:?}",
+            draw.regressed
+        );
     }
+}
+
+/// The same suite on a host whose calibration loop is as noisy as the CPU corpora's, the engine
+/// not following it: the machine term widens checks by what the loops' chance differences could
+/// explain at slope 2, as large as this engine's own noise. What must hold does (nothing
+/// regresses unchanged, the change never passes); the price is pinned as measured (docs/gate.md,
+/// "A quiet engine on a noisy host"): over the 13 draws, the mean PASS share at 5 × 3 and 3 × 3
+/// (88.2 and 90.1 %, each draw 55–100 %) and the draws whose change regresses all three rows (9).
+#[test]
+fn a_quiet_engine_on_a_host_with_a_noisy_loop() {
+    let draws: Vec<QuietDraw> = std::iter::once(21)
+        .chain(1..=12)
+        .map(|seed| quiet_engine(seed, Host::CPU_HOST))
+        .collect();
+    let n = draws.len() as f64;
+    let mean = |i: usize| draws.iter().map(|d| d.pass[i]).sum::<f64>() / n;
+    let heard = draws.iter().filter(|d| d.regressed.len() == 3).count();
+    eprintln!(
+        "noisy loop: PASS {:.1} % (5 × 3), {:.1} % (3 × 3); the change heard in {heard} of 13",
+        100.0 * mean(0),
+        100.0 * mean(1)
+    );
+    assert!(mean(0) > 0.85 && mean(0) < 0.95, "{}", mean(0));
+    assert!(mean(1) > 0.85 && mean(1) < 0.95, "{}", mean(1));
+    assert!((7..=11).contains(&heard), "{heard}");
 }
 
 /// The same suite as results without loop times (imports, `--no-telemetry`): nothing watches
@@ -283,23 +380,40 @@ fn the_quiet_suite_without_loop_times() {
     assert!(hit.iter().all(|r| r.verdict != Verdict::Pass), "{hit:?}");
 }
 
-fn quiet_engine(seed: u64) {
+/// What one draw of the quiet suite showed: the gated rows' PASS share at A/A 5 × 3 and 3 × 3,
+/// and the rows the 20 % / 25 % change in one scenario of one model regressed (model,
+/// scenario, metric). Asserts what must hold on any host: an unchanged engine never regresses,
+/// the changed scenario's rows never pass, nothing outside that model regresses, and 20 %
+/// better everywhere does not fail.
+struct QuietDraw {
+    pass: [f64; 2],
+    regressed: Vec<(String, String, String)>,
+}
+
+fn quiet_engine(seed: u64, host: Host) -> QuietDraw {
     use rand::SeedableRng;
+    let seed_launches = |n,
+                         session,
+                         rng: &mut rand::rngs::StdRng,
+                         change: &dyn Fn(&ScenarioResult) -> (f64, f64)| {
+        seed_launches_on(n, session, rng, change, host)
+    };
     let same = |_: &ScenarioResult| (1.0, 1.0);
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
     let base = seed_launches(5, "baseline", &mut rng, &same);
-    // A/A, 5 vs 3 launches and 3 vs 3: nothing regresses, ≥ 90 % of the gated rows pass.
-    for (nb, nc) in [(5, 3), (3, 3)] {
+    let mut pass = [0.0; 2];
+    for (i, (nb, nc)) in [(5, 3), (3, 3)].into_iter().enumerate() {
         let cur = seed_launches(nc, "candidate", &mut rng, &same);
         let b: Vec<_> = base
             .iter()
             .filter(|r| r.run_index < nb as u32)
             .cloned()
             .collect();
-        let (rep, pass) = seed_check(&b, &cur);
+        let (rep, share) = seed_check(&b, &cur);
         eprintln!(
-            "seed 000, 1 % noise, draw {seed}, A/A {nb} × {nc}: {:.1} % of gated rows pass, {:?}",
-            100.0 * pass,
+            "seed 000, 1 % noise, draw {seed}, {host:?}, A/A {nb} × {nc}: {:.1} % of gated rows \
+             pass, {:?}",
+            100.0 * share,
             rep.counts
         );
         assert_eq!(
@@ -308,35 +422,45 @@ fn quiet_engine(seed: u64) {
             rep.counts
         );
         assert_ne!(rep.verdict, TopVerdict::Fail);
-        assert!(pass >= 0.9, "{seed}: {nb}×{nc}: {pass} {:?}", rep.counts);
+        pass[i] = share;
     }
-    // 20 % less throughput and 25 % more latency in one scenario of one model: exactly that
-    // scenario's three gated rows regress. (The model's engine-wide rows and the all-models
-    // rows, averages that contain it, may too: the average really moved by about 5 %.)
-    let target = |r: &ScenarioResult| {
-        r.model.contains("Qwen3-32B") && r.scenario_id().starts_with("random-in1024-out1024")
+    // 20 % less throughput and 25 % more latency in one scenario of one model. (The model's
+    // engine-wide rows and the all-models rows, averages that contain it, may regress too: the
+    // average really moved by about 5 %.)
+    let target = |model: &str, scenario: &str| {
+        model.contains("Qwen3-32B") && scenario.starts_with("random-in1024-out1024")
     };
-    let slow = |r: &ScenarioResult| if target(r) { (0.8, 1.25) } else { (1.0, 1.0) };
+    let slow = |r: &ScenarioResult| {
+        if target(&r.model, &r.scenario_id()) {
+            (0.8, 1.25)
+        } else {
+            (1.0, 1.0)
+        }
+    };
     let cur = seed_launches(3, "candidate", &mut rng, &slow);
     let (rep, _) = seed_check(&base, &cur);
-    assert_eq!(rep.verdict, TopVerdict::Fail, "{seed}");
-    let regressed: Vec<(&str, &str, &str)> = rep
+    let regressed: Vec<(String, String, String)> = rep
         .rows
         .iter()
-        .filter(|r| r.gated && r.verdict == Verdict::Regressed && !r.scenario.starts_with('('))
-        .map(|r| (r.model.as_str(), r.scenario.as_str(), r.metric.as_str()))
+        .filter(|r| r.gated && r.verdict == Verdict::Regressed)
+        .map(|r| (r.model.clone(), r.scenario.clone(), r.metric.clone()))
         .collect();
-    let metrics: Vec<&str> = regressed.iter().map(|r| r.2).collect();
-    assert_eq!(
-        metrics,
-        ["output_throughput", "median_ttft_ms", "median_tpot_ms"],
-        "{seed}: {regressed:?}"
+    eprintln!(
+        "draw {seed}, {host:?}, the change: {:?}, {regressed:?}",
+        rep.verdict
     );
+    let hit: Vec<&perfgate::gate::Row> = rep
+        .rows
+        .iter()
+        .filter(|r| r.gated && r.metric != "success_rate" && target(&r.model, &r.scenario))
+        .collect();
+    assert_eq!(hit.len(), 3, "{hit:?}");
+    assert!(hit.iter().all(|r| r.verdict != Verdict::Pass), "{hit:?}");
     assert!(
         regressed
             .iter()
-            .all(|r| r.0.contains("Qwen3-32B") && r.1.starts_with("random-in1024-out1024")),
-        "{regressed:?}"
+            .all(|r| r.0.contains("Qwen3-32B") || r.0 == perfgate::gate::ALL_MODELS),
+        "{seed}: {regressed:?}"
     );
     // 20 % better everywhere: no regression, the check does not fail.
     let better = |_: &ScenarioResult| (1.2, 1.0 / 1.2);
@@ -344,6 +468,13 @@ fn quiet_engine(seed: u64) {
     let (rep, _) = seed_check(&base, &cur);
     assert_eq!(rep.counts.regressed, 0, "{seed}: {:?}", rep.counts);
     assert_ne!(rep.verdict, TopVerdict::Fail, "{seed}");
+    QuietDraw {
+        pass,
+        regressed: regressed
+            .into_iter()
+            .filter(|r| !r.1.starts_with('('))
+            .collect(),
+    }
 }
 
 /// CUDA graphs off (decode TPOT +16 %, never recorded): its stated effect on a real launch is
