@@ -360,8 +360,8 @@ fn cpu_ab(dir: &Path, extra: &[&str]) -> Ab {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/cpu-llamacpp.toml"),
     )
     .unwrap();
-    // The three completions scenarios only: up to 12 launches of the whole suite must fit the
-    // time limit on a shared 2-core machine. (The chat scenario is gated live in
+    // The three completions scenarios only: up to 6 launches of the whole suite (3 pairs) must
+    // fit the time limit on a shared 2-core machine. (The chat scenario is gated live in
     // tests/it/engine.rs, and `ab` of a chat scenario is tested in tests/it/suite_fields.rs.)
     let chat = suite
         .find("\n[[models.scenarios]]\nid = \"random-in32-out16-n4-c2-chat\"")
@@ -377,7 +377,7 @@ fn cpu_ab(dir: &Path, extra: &[&str]) -> Ab {
         .arg(&file)
         .arg("--output-dir")
         .arg(&out)
-        .args(["--port", &port, "--color", "never", "--max-launches", "6"])
+        .args(["--port", &port, "--color", "never", "--max-launches", "3"])
         .args(extra)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -416,16 +416,23 @@ fn on_the_cpu_engine_ab_passes_against_itself() {
         "cpu ab: verdict {} after {} pair(s), {:.2} GPU-min: {}",
         same.report["verdict"], m["pairs"], m["gpu_minutes"], m["stopped"]
     );
-    // What α promises: nothing regresses. A PASS within 6 launches is power, which the
-    // machine's noise decides: earlier stops' runs passed; on 2026-11-29 a fresh-clone run
-    // (pairs spread 10–30 %) and the test alone both stopped after 4–5 pairs with one row
-    // open. Then the report must say why it stopped and how many pairs the open rows need.
+    // What α promises: nothing regresses. A PASS within a few pairs is power, which the
+    // machine's noise decides: earlier stops' runs passed within 6 pairs; on 2026-11-29 a
+    // fresh-clone run (pairs spread 10–30 %) and the test alone both stopped after 4–5 pairs
+    // with one row open. Up to 6 pairs took 385 s of the test command, so it runs 3 (the A/A
+    // false alarms of `ab` are replayed on every corpus up to 40 pairs: docs/gate.md). When a
+    // row stays open the report must say why it stopped and how many pairs the row needs.
     assert_eq!(same.report["counts"]["regressed"], 0, "{:#}", same.report);
     match same.report["verdict"].as_str() {
         Some("pass") => {}
         Some("inconclusive") => {
             let stopped = m["stopped"].as_str().unwrap_or_default();
-            assert!(stopped.starts_with("stopped early"), "{:#}", same.report);
+            assert!(
+                stopped.starts_with("stopped early")
+                    || stopped == "--max-launches 3 a side reached with rows still open",
+                "{:#}",
+                same.report
+            );
             let open = same.report["rows"]
                 .as_array()
                 .unwrap()
