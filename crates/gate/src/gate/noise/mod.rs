@@ -48,7 +48,8 @@ pub struct Launches {
     /// Whether every record carried a launch id.
     pub has_ids: bool,
     /// Per launch: the median natural log of its runs' calibration loop times (ms), `None` when
-    /// a run of it recorded none ([`loops`]).
+    /// a run of it recorded none ([`loops`]); a stored check puts the launch's median over all
+    /// its scenarios' runs here (`loops::LaunchLoops`).
     pub loops: Vec<Option<f64>>,
 }
 
