@@ -355,6 +355,9 @@ pub const BUSY_LOOP: &str = busy_loop!();
 /// shares with it (see scripts/quickstart.sh).
 pub const SLOW_CMD: &str = concat!(busy_loop!(), pinned_launcher!());
 
+/// The most pairs the CPU engine's `ab` runs (`--max-launches`).
+const CPU_AB_PAIRS: &str = "3";
+
 fn cpu_ab(dir: &Path, extra: &[&str]) -> Ab {
     let suite = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join("suites/cpu-llamacpp.toml"),
@@ -377,7 +380,14 @@ fn cpu_ab(dir: &Path, extra: &[&str]) -> Ab {
         .arg(&file)
         .arg("--output-dir")
         .arg(&out)
-        .args(["--port", &port, "--color", "never", "--max-launches", "3"])
+        .args([
+            "--port",
+            &port,
+            "--color",
+            "never",
+            "--max-launches",
+            CPU_AB_PAIRS,
+        ])
         .args(extra)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
@@ -419,7 +429,7 @@ fn on_the_cpu_engine_ab_passes_against_itself() {
     // What α promises: nothing regresses. A PASS within a few pairs is power, which the
     // machine's noise decides: earlier stops' runs passed within 6 pairs; on 2026-11-29 a
     // fresh-clone run (pairs spread 10–30 %) and the test alone both stopped after 4–5 pairs
-    // with one row open. Up to 6 pairs took 385 s of the test command, so it runs 3 (the A/A
+    // with one row open. Up to 6 pairs took 385 s alone, 3 took 238 s, so it runs 3 (the A/A
     // false alarms of `ab` are replayed on every corpus up to 40 pairs: docs/gate.md). When a
     // row stays open the report must say why it stopped and how many pairs the row needs.
     assert_eq!(same.report["counts"]["regressed"], 0, "{:#}", same.report);
@@ -429,7 +439,10 @@ fn on_the_cpu_engine_ab_passes_against_itself() {
             let stopped = m["stopped"].as_str().unwrap_or_default();
             assert!(
                 stopped.starts_with("stopped early")
-                    || stopped == "--max-launches 3 a side reached with rows still open",
+                    || stopped
+                        == format!(
+                            "--max-launches {CPU_AB_PAIRS} a side reached with rows still open"
+                        ),
                 "{:#}",
                 same.report
             );

@@ -392,18 +392,12 @@ struct QuietDraw {
 
 fn quiet_engine(seed: u64, host: Host) -> QuietDraw {
     use rand::SeedableRng;
-    let seed_launches = |n,
-                         session,
-                         rng: &mut rand::rngs::StdRng,
-                         change: &dyn Fn(&ScenarioResult) -> (f64, f64)| {
-        seed_launches_on(n, session, rng, change, host)
-    };
     let same = |_: &ScenarioResult| (1.0, 1.0);
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let base = seed_launches(5, "baseline", &mut rng, &same);
+    let base = seed_launches_on(5, "baseline", &mut rng, &same, host);
     let mut pass = [0.0; 2];
     for (i, (nb, nc)) in [(5, 3), (3, 3)].into_iter().enumerate() {
-        let cur = seed_launches(nc, "candidate", &mut rng, &same);
+        let cur = seed_launches_on(nc, "candidate", &mut rng, &same, host);
         let b: Vec<_> = base
             .iter()
             .filter(|r| r.run_index < nb as u32)
@@ -437,7 +431,7 @@ fn quiet_engine(seed: u64, host: Host) -> QuietDraw {
             (1.0, 1.0)
         }
     };
-    let cur = seed_launches(3, "candidate", &mut rng, &slow);
+    let cur = seed_launches_on(3, "candidate", &mut rng, &slow, host);
     let (rep, _) = seed_check(&base, &cur);
     let regressed: Vec<(String, String, String)> = rep
         .rows
@@ -464,7 +458,7 @@ fn quiet_engine(seed: u64, host: Host) -> QuietDraw {
     );
     // 20 % better everywhere: no regression, the check does not fail.
     let better = |_: &ScenarioResult| (1.2, 1.0 / 1.2);
-    let cur = seed_launches(3, "candidate", &mut rng, &better);
+    let cur = seed_launches_on(3, "candidate", &mut rng, &better, host);
     let (rep, _) = seed_check(&base, &cur);
     assert_eq!(rep.counts.regressed, 0, "{seed}: {:?}", rep.counts);
     assert_ne!(rep.verdict, TopVerdict::Fail, "{seed}");

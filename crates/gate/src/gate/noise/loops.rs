@@ -14,7 +14,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::{launch_key, stats, Launches};
+use super::{launch_key, Launches};
+use crate::gate::stats::{self, StatsError};
 use crate::record::ScenarioResult;
 
 /// A stored comparison's machine term: how far the sides' calibration loops moved, and the
@@ -44,34 +45,54 @@ pub(crate) fn loop_log(r: &ScenarioResult) -> Option<f64> {
 /// docs/gate.md, "The loop as a covariate"), so the launch's readings together say more about
 /// the machine than the one before a row's run.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct LaunchLoops(BTreeMap<(String, String), Option<f64>>);
+pub(crate) struct LaunchLoops(BTreeMap<String, BTreeMap<String, Option<f64>>>);
 
 impl LaunchLoops {
     /// From one side's records, keyed by model and launch; a launch with a run that timed no
     /// loop has none.
     pub(crate) fn of(recs: &[ScenarioResult]) -> LaunchLoops {
-        let mut runs: BTreeMap<(String, String), Option<Vec<f64>>> = BTreeMap::new();
+        let mut runs: BTreeMap<String, BTreeMap<String, Option<Vec<f64>>>> = BTreeMap::new();
         for r in recs {
             let e = runs
-                .entry((r.model.clone(), launch_key(r)))
+                .entry(r.model.clone())
+                .or_default()
+                .entry(launch_key(r))
                 .or_insert_with(|| Some(Vec::new()));
             *e = e.take().zip(loop_log(r)).map(|(mut v, x)| {
                 v.push(x);
                 v
             });
         }
-        let each = runs.into_iter();
-        LaunchLoops(
+        let median = |l: BTreeMap<String, Option<Vec<f64>>>| {
+            let each = l.into_iter();
             each.map(|(k, v)| (k, v.as_deref().and_then(stats::median)))
-                .collect(),
-        )
+                .collect()
+        };
+        LaunchLoops(runs.into_iter().map(|(m, l)| (m, median(l))).collect())
+    }
+
+    /// `metric`'s launches of one row of `model` on both sides (`b` the baseline's records, `c`
+    /// the candidate's), each launch with its side's machine speed from `sides`.
+    pub(crate) fn row(
+        sides: &[LaunchLoops; 2],
+        model: &str,
+        [b, c]: [&[&ScenarioResult]; 2],
+        metric: &str,
+    ) -> Result<(Launches, Launches), StatsError> {
+        let (mut bl, mut cl) = (Launches::of(b, metric)?, Launches::of(c, metric)?);
+        sides[0].apply(model, &mut bl);
+        sides[1].apply(model, &mut cl);
+        Ok((bl, cl))
     }
 
     /// Give the launches of one row of `model` their launches' loops (a launch not among this
     /// side's records keeps its own).
-    pub(crate) fn apply(&self, model: &str, l: &mut Launches) {
+    fn apply(&self, model: &str, l: &mut Launches) {
+        let Some(mine) = self.0.get(model) else {
+            return;
+        };
         for (key, lp) in l.keys.iter().zip(l.loops.iter_mut()) {
-            if let Some(v) = self.0.get(&(model.to_string(), key.clone())) {
+            if let Some(v) = mine.get(key) {
                 *lp = *v;
             }
         }

@@ -25,12 +25,10 @@ pub(crate) fn metric_row(
         Start::Done(row) => return Some((row, None)),
     };
     let (rule, metric) = (&m.rule, m.name.as_str());
-    let (mut bl, mut cl) = match (Launches::of(b, metric), Launches::of(c, metric)) {
-        (Ok(bl), Ok(cl)) => (bl, cl),
-        (Err(e), _) | (_, Err(e)) => return Some((unusable(row, rule, [&bv, &cv], e), None)),
+    let (bl, cl) = match LaunchLoops::row(loops, &key.0, [b, c], metric) {
+        Ok(sides) => sides,
+        Err(e) => return Some((unusable(row, rule, [&bv, &cv], e), None)),
     };
-    loops[0].apply(&key.0, &mut bl);
-    loops[1].apply(&key.0, &mut cl);
     row.baseline = Some(bl.mean().exp());
     row.current = Some(cl.mean().exp());
     row.launches = Some([bl.n(), cl.n()]);
@@ -175,11 +173,9 @@ pub(crate) fn engine_wide_row(
         if !(percentile_supported(metric, b) && percentile_supported(metric, c)) {
             continue;
         }
-        let (Ok(mut bl), Ok(mut cl)) = (Launches::of(b, metric), Launches::of(c, metric)) else {
+        let Ok((bl, cl)) = LaunchLoops::row(loops, model, [b, c], metric) else {
             continue;
         };
-        loops[0].apply(model, &mut bl);
-        loops[1].apply(model, &mut cl);
         let noise = noise::estimate(&[&bl, &cl], prior)?;
         sides.push((bl, cl, noise.weight()));
     }
