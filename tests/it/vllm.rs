@@ -585,21 +585,23 @@ fn suite_in_test_dtype() -> String {
     text.replace(bf16, &format!("\"--dtype\", \"{TEST_DTYPE}\""))
 }
 
-/// `perfgate ab` on real vLLM: against itself it raises no alarm (exit 0); against the slowed
-/// vLLM it fails (exit 1) on TTFT or throughput. One pair against itself (`--max-launches 1`),
-/// up to two against the slowed engine, of the one-scenario suite: a pair cannot show the launch
-/// noise, so the first is judged with the suite's stated noise (15 % TTFT, 10 % throughput)
-/// against its 60 / 30 % tolerances. One sequence at a time exceeded them several-fold on the
-/// Intel hosts; on an AMD host without AVX-512 (2026-11-28), where vLLM's emulated bfloat16
-/// prefill dominated, only 3× on TTFT (+206 %, Holm p 0.012 after one pair: not enough), hence
-/// up to two pairs, whose spread the test learns from too. In float32 ([`TEST_DTYPE`]) decoding
-/// weighs more and one pair sufficed there (2026-11-29, alone: A/A 189 s, slowed FAIL after 1 pair
-/// in 252 s; 442 s for the test, 730 s in bfloat16 inside the whole test command). (With the
-/// whole suite and 2 pairs this test took 263 s at load 2-3 and over 15 minutes at load 9-12,
-/// where one A/A comparison failed after one pair, TTFT +348 %: the machine's other tenants, not
-/// the engine.)
+/// `perfgate ab` on real vLLM against a slowed vLLM fails (exit 1) on TTFT or throughput: up to
+/// two pairs of the one-scenario suite. A pair cannot show the launch noise, so the first is
+/// judged with the suite's stated noise (15 % TTFT, 10 % throughput) against its 60 / 30 %
+/// tolerances. One sequence at a time exceeded them several-fold on the Intel hosts; on an AMD
+/// host without AVX-512 (2026-11-28), where vLLM's emulated bfloat16 prefill dominated, only 3× on
+/// TTFT (+206 %, Holm p 0.012 after one pair: not enough), hence up to two pairs, whose spread the
+/// test learns from too. In float32 ([`TEST_DTYPE`]) decoding weighs more and one pair sufficed
+/// there (2026-11-29, alone: slowed FAIL after 1 pair in 252 s).
+///
+/// `ab` of an unchanged engine (exit 0, nothing regressed) runs on the real llama.cpp
+/// (`ab::on_the_cpu_engine_ab_passes_against_itself`, up to 3 pairs) and on the fake server; on
+/// vLLM it was one pair judged against the stated noise, 130-190 s of the test command for little
+/// evidence (2026-11-29: this test took 403 s with it inside the engine tests). How often `ab`
+/// raises a false alarm on vLLM is measured on its recorded launches instead
+/// (`tests/data/cpu-vllm-20s`, `replay --ab`; docs/gate.md).
 #[test]
-fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
+fn ab_on_vllm_fails_the_slowed_engine() {
     let Some(inst) = install() else {
         return;
     };
@@ -607,30 +609,18 @@ fn ab_on_vllm_passes_against_itself_and_fails_the_slowed_engine() {
     let dir = tempfile::tempdir().unwrap();
     let suite = short_suite(dir.path());
     let suite = suite.to_str().unwrap();
-    let (same, slowed) = (dir.path().join("same"), dir.path().join("slowed"));
+    let slowed = dir.path().join("slowed");
     // A launch takes 35-60 s on a quiet machine, over 2 minutes on a loaded one.
     let limit = Duration::from_secs(900);
-    let t0 = Instant::now();
     let ab = ["ab", "--suite", suite];
-    let (code, stderr) = live_suite(&ab, &same, &inst.model, &["--max-launches", "1"], limit);
-    let r = report(&same);
-    eprintln!(
-        "vLLM ab A/A: {} ({:.1} s)",
-        ab_summary(&r),
-        t0.elapsed().as_secs_f64()
-    );
-    assert_eq!(code, 0, "{stderr}\n{r:#}");
-    assert_ne!(r["verdict"], "fail", "{stderr}\n{r:#}");
-    assert_eq!(r["ab"]["models"][0]["pairs"], 1, "{r:#}");
-
-    let t1 = Instant::now();
     let extra = ["--max-launches", "2", "--engine-cmd", SLOW_CMD];
+    let t0 = Instant::now();
     let (code, stderr) = live_suite(&ab, &slowed, &inst.model, &extra, limit);
     let r = report(&slowed);
     eprintln!(
         "vLLM ab against the slowed vLLM: {} ({:.1} s)",
         ab_summary(&r),
-        t1.elapsed().as_secs_f64()
+        t0.elapsed().as_secs_f64()
     );
     assert_eq!(code, 1, "{stderr}\n{r:#}");
     let regressed = r["rows"]
