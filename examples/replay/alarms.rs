@@ -10,8 +10,10 @@ use crate::util::{pct, wilson, SplitFn};
 
 /// The designs (launches of baseline × candidate) of the `--alarms-only` and `--offline` tables.
 /// One candidate launch also at 5 and 8 baseline launches: a single launch is what neither
-/// held-out nor live confirmation can replicate before the first decision.
-pub(crate) const DESIGNS: [(usize, usize); 12] = [
+/// held-out nor live confirmation can replicate before the first decision. Up to 10 × 10, the
+/// largest design the README's bounds cover (session splits reach it only where one session
+/// holds ≥ 10 launches).
+pub(crate) const DESIGNS: [(usize, usize); 13] = [
     (1, 1),
     (2, 1),
     (3, 1),
@@ -24,6 +26,7 @@ pub(crate) const DESIGNS: [(usize, usize); 12] = [
     (5, 3),
     (5, 5),
     (8, 8),
+    (10, 10),
 ];
 
 /// `--alarms-only`: the false alarms of an unchanged engine per design, with Wilson's 95 %
