@@ -21,13 +21,51 @@ pub fn skip_unless_required(missing: &str, install: &str) {
     eprintln!("skipped: {missing} ({install})");
 }
 
-/// A port that was free a moment ago (bound to 127.0.0.1:0 and released).
+/// A port for a server a test starts: free when handed out, never handed out twice in this
+/// process, and below the kernel's ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`,
+/// 32768-60999 by default), where nothing else picks a port by itself: not another test's
+/// `bind(0)`, not an engine's internal sockets (vLLM opens several on ports the kernel picks),
+/// not an outgoing connection. A port from `bind(127.0.0.1:0)` could be any of those a moment
+/// later: on 2026-11-29 a stand-in engine found its port taken that way ("something already
+/// accepts connections") inside the whole test command. Where the range leaves no room below
+/// it, ports come from the kernel as before, still never twice.
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    use std::collections::HashSet;
+    use std::net::TcpListener;
+    use std::sync::Mutex;
+    static GIVEN: Mutex<Option<(u16, HashSet<u16>)>> = Mutex::new(None);
+    const SPAN: u16 = 8_000;
+    let mut given = GIVEN.lock().unwrap_or_else(|e| e.into_inner());
+    let (next, seen) = given.get_or_insert_with(|| {
+        // Processes running tests side by side start at different places of the span.
+        let start = u16::try_from(std::process::id() % u32::from(SPAN)).unwrap_or(0);
+        (start, HashSet::new())
+    });
+    if let Some(low) = ephemeral_low().filter(|&low| low >= SPAN + 1024) {
+        for _ in 0..SPAN {
+            let port = low - SPAN + *next % SPAN;
+            *next = next.wrapping_add(1);
+            if seen.insert(port) && TcpListener::bind(("127.0.0.1", port)).is_ok() {
+                return port;
+            }
+        }
+    }
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        if seen.insert(port) {
+            return port;
+        }
+    }
+}
+
+/// The first port of the kernel's ephemeral range, where Linux says.
+fn ephemeral_low() -> Option<u16> {
+    let text = std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range").ok()?;
+    text.split_whitespace().next()?.parse().ok()
 }
 
 /// Wait for `child` with a hard limit: past it the child is killed and the test fails with its
