@@ -57,6 +57,10 @@ fn engine_cmd(dir: &Path, small: (usize, u64), large: (usize, u64)) -> String {
     )
 }
 
+/// `perfgate bisect` over revisions 0..n of the fake engine. Without telemetry: its calibration
+/// loop (0.2 s before each scenario) is much of a fake engine's launch (the 16-revision bisect
+/// alone: 44.6 s with it, 27.7 s without, 2026-11-29), and these tests are about the search, not
+/// the machine (the bisection on the CPU engine below keeps its telemetry).
 fn command(dir: &Path, n: usize, engine: &str, extra: &[&str]) -> std::process::Command {
     let mut c = std::process::Command::new(BIN);
     c.args(["bisect", "--good", "0", "--bad", &(n - 1).to_string()])
@@ -70,6 +74,7 @@ fn command(dir: &Path, n: usize, engine: &str, extra: &[&str]) -> std::process::
         .arg("--tokenizer")
         .arg(dir.join("tokenizer.json"))
         .args(["--port", &free_port().to_string(), "--stop-grace", "2"])
+        .arg("--no-telemetry")
         .args(extra)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
