@@ -365,9 +365,10 @@ fn cpu_ab(dir: &Path, extra: &[&str]) -> Ab {
     .unwrap();
     // The suite's first scenario only (c4, the one whose slots fill): a launch of the three
     // completions scenarios took 36 s here (8.5 s of warm-up, 26 s of scenarios), so up to 6
-    // launches were 230 s of the test command (2026-11-29, in the test command); one scenario
-    // keeps a launch near 12 s. (The whole suite, chat included, is gated live in
-    // tests/it/engine.rs; `ab` of a chat scenario is tested in tests/it/suite_fields.rs.)
+    // launches held the engine tests' lock for 232 s in the test command (2026-11-29); with one
+    // scenario a launch takes about 15 s (PASS after 1 pair in 29.5 s alone). (The whole suite,
+    // chat included, is gated live in tests/it/engine.rs; `ab` of a chat scenario is tested in
+    // tests/it/suite_fields.rs.)
     let second = suite
         .find("\n[[models.scenarios]]\nid = \"random-in128-out16-n8-c2\"")
         .expect("the CPU suite's second scenario");
