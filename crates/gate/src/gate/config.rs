@@ -65,9 +65,12 @@ pub const DEFAULT_ENGINE_WIDE_SHARE: f64 = 0.25;
 /// Default `machine_slope`: a stored check's se widens by 2 × the shift of perfgate's
 /// calibration loop between its sides beyond the loop's own noise. Between sittings of one
 /// host a metric's log moved 1.6–2.1 × the loop's (pooled per metric, llama.cpp and vLLM on
-/// CPU; 0.6–1.9 on the H200 leases), and on every corpus 2 is the smallest of 1 and 2 that kept
+/// CPU; 0.6–1.9 on the H200 leases), and on those corpora 2 is the smallest of 1 and 2 that kept
 /// replayed false alarms ≤ 1 % and a row worse by δ passing ≤ 5 % on session splits
-/// (docs/gate.md, "The loop as a covariate"). 0 turns the term off.
+/// (docs/gate.md, "The loop as a covariate"). Five later vLLM sittings of a host that slowed
+/// beyond its loop (slopes 1.6–3.4) pass a row worse by δ in 6.5 % of session splits at 2, 4.1 %
+/// at 3, at a price in passes for a quiet engine on a noisy host (docs/gate.md, "Five vLLM
+/// sittings"). 0 turns the term off.
 pub const DEFAULT_MACHINE_SLOPE: f64 = 2.0;
 /// The largest `session_ratio` / `unwatched_session_ratio` accepted: a session offset ten
 /// launch sd wide.
