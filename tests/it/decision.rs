@@ -748,6 +748,97 @@ fn a_check_on_another_host_is_not_a_regression_and_says_the_machines_differ() {
     );
 }
 
+/// Real vLLM on the AMD host (tests/data/cpu-vllm-f32): its sittings s2 and s5, under two
+/// hours apart, differ by 28 % in c4 output throughput and 45 % in c4 median TPOT, while
+/// perfgate's calibration loop moved 6.7 % (geometric means): the host slowed beyond what its
+/// loop shows (docs/gate.md, "Five vLLM sittings"). Checked either way round, with one sitting
+/// a side, the unchanged engine regresses nothing (the session term and the machine term keep
+/// it INCONCLUSIVE where it is slower), and a baseline calibrated over s1 … s4 does not call s5
+/// a regression either, while its TPOT rise of about 39 % does not pass: the interval reaches
+/// past δ on both sides.
+#[test]
+fn real_vllm_sittings_far_apart_regress_nothing_and_pass_no_slower_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let sitting = |s: &str, n: usize| -> Vec<PathBuf> {
+        (1..=n)
+            .map(|l| data("cpu-vllm-f32", &format!("{s}-same-l{l}")))
+            .collect()
+    };
+    let check = |baseline: &Path, results: &[PathBuf]| -> serde_json::Value {
+        let out = perfgate()
+            .args(["check", "--baseline"])
+            .arg(baseline)
+            .arg("--results")
+            .args(results)
+            .args(["--json", "-"])
+            .output()
+            .unwrap();
+        let rep: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+        assert_eq!(out.status.code(), Some(0), "{rep:#}");
+        let regressed: Vec<&serde_json::Value> = rep["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["verdict"] == "regressed")
+            .collect();
+        assert!(regressed.is_empty(), "{regressed:#?}");
+        rep
+    };
+    let c4_tpot = |rep: &serde_json::Value| -> serde_json::Value {
+        rep["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| {
+                r["scenario"] == "random-in32-out32-n16-c4" && r["metric"] == "median_tpot_ms"
+            })
+            .unwrap()
+            .clone()
+    };
+    let (b2, b5) = (dir.path().join("s2.toml"), dir.path().join("s5.toml"));
+    record_baseline(&sitting("s2", 10), &b2, &[]);
+    record_baseline(&sitting("s5", 12), &b5, &[]);
+    // s5 against s2: every latency row slower, none regressed; TPOT +45 %, not passed.
+    let rep = check(&b2, &sitting("s5", 12));
+    assert_eq!(rep["verdict"], "inconclusive", "{rep:#}");
+    let row = c4_tpot(&rep);
+    assert!(row["change_pct"].as_f64().unwrap() > 30.0, "{row:#}");
+    assert_eq!(row["verdict"], "inconclusive", "{row:#}");
+    assert!(
+        row["noise"]["session"]["machine"]["loop_shift_pct"]
+            .as_f64()
+            .unwrap()
+            > 5.0
+    );
+    // s2 against s5: faster everywhere; nothing regressed.
+    let rep = check(&b5, &sitting("s2", 10));
+    assert_ne!(rep["verdict"], "fail", "{rep:#}");
+
+    let calibrated = dir.path().join("c.toml");
+    let mut files = sitting("s1", 10);
+    files.extend(sitting("s2", 10));
+    files.extend(sitting("s3", 11));
+    files.extend(sitting("s4", 12));
+    let out = perfgate()
+        .args(["baseline", "calibrate", "-o"])
+        .arg(&calibrated)
+        .args(&files)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let rep = check(&calibrated, &sitting("s5", 3));
+    let row = c4_tpot(&rep);
+    assert_eq!(row["verdict"], "inconclusive", "{row:#}");
+    assert_eq!(row["noise"]["session"]["measured"], true, "{row:#}");
+    let [lo, hi] = [0, 1].map(|i| row["interval"][i].as_f64().unwrap());
+    assert!(lo < 10.0 && hi > 10.0, "{row:#}");
+}
+
 /// Copy the records of `src` to `dst`, each with a platform of this project's CPU host and
 /// one GPU named `gpu`.
 fn with_platform(src: &Path, dst: &Path, gpu: &str) {
