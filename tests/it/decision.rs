@@ -29,8 +29,13 @@ fn data(folder: &str, name: &str) -> PathBuf {
 
 /// `perfgate baseline record -o OUT FILES… EXTRA…`, which must succeed.
 fn record_baseline(files: &[PathBuf], out: &Path, extra: &[&str]) {
+    write_baseline("record", files, out, extra);
+}
+
+/// `perfgate baseline SUB -o OUT FILES… EXTRA…` (`record` or `calibrate`), which must succeed.
+fn write_baseline(sub: &str, files: &[PathBuf], out: &Path, extra: &[&str]) {
     let o = perfgate()
-        .args(["baseline", "record", "-o"])
+        .args(["baseline", sub, "-o"])
         .arg(out)
         .args(files)
         .args(extra)
@@ -820,17 +825,7 @@ fn real_vllm_sittings_far_apart_regress_nothing_and_pass_no_slower_row() {
     files.extend(sitting("s2", 10));
     files.extend(sitting("s3", 11));
     files.extend(sitting("s4", 12));
-    let out = perfgate()
-        .args(["baseline", "calibrate", "-o"])
-        .arg(&calibrated)
-        .args(&files)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    write_baseline("calibrate", &files, &calibrated, &[]);
     let rep = check(&calibrated, &sitting("s5", 3));
     let row = c4_tpot(&rep);
     assert_eq!(row["verdict"], "inconclusive", "{row:#}");
