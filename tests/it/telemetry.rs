@@ -71,6 +71,9 @@ fn samples_a_fake_nvidia_smi_the_cpu_and_the_servers_gauges() {
     assert!(t.notes.is_empty(), "{:?}", t.notes);
     let cal = t.calibration_ms.unwrap();
     assert!(cal > 0.0 && cal < 1000.0, "{cal}");
+    // The same loop on every CPU at once, timed too.
+    let all = t.calibration_all_ms.unwrap();
+    assert!(all > 0.0 && all < 1000.0, "{all}");
     assert_eq!(t.gpus.len(), 2);
     let (g0, g1) = (&t.gpus[0], &t.gpus[1]);
     assert_eq!(g0.sm_clock_mhz.unwrap().median, 1980.0);
@@ -290,6 +293,7 @@ fn run_records_telemetry_with_nvidia_smi_first_on_path_and_not_with_the_switch()
     assert_eq!(t["gpus"][1]["throttle_reasons"][0], "sw_power_cap");
     assert_eq!(t["platform"]["gpus"][1], "NVIDIA H100 80GB HBM3", "{t}");
     assert!(t["calibration_ms"].as_f64().unwrap() > 0.0, "{t}");
+    assert!(t["calibration_all_ms"].as_f64().unwrap() > 0.0, "{t}");
     let off = run("off.json", &["--no-telemetry"]);
     assert!(off.get("telemetry").is_none(), "{off}");
     // Telemetry adds its one key and changes none of vLLM's.

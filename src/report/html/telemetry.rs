@@ -26,8 +26,9 @@ fn gpu_max(t: &Telemetry, f: fn(&crate::telemetry::GpuSummary) -> Option<Series>
         .reduce(f64::max)
 }
 
-const COLUMNS: [Column; 9] = [
+const COLUMNS: [Column; 10] = [
     ("calibration ms", |t| t.calibration_ms, false),
+    ("… every CPU", |t| t.calibration_all_ms, false),
     ("load (1 min)", |t| med(t.cpu.as_ref()?.load1), false),
     ("CPU MHz", |t| med(t.cpu.as_ref()?.freq_mhz), false),
     ("CPU busy", |t| t.cpu.as_ref()?.busy_frac, true),
@@ -114,6 +115,7 @@ mod tests {
         let mut r = ScenarioResult::synthetic("m", 4, 8, 8);
         r.telemetry = Some(Telemetry {
             calibration_ms: Some(cal),
+            calibration_all_ms: Some(cal * 1.5),
             cpu: Some(CpuSummary {
                 busy_frac: Some(0.5),
                 ..Default::default()
@@ -153,10 +155,10 @@ mod tests {
         let t = table(&page, "m", std::slice::from_ref(&id)).unwrap();
         assert_eq!(t.headers.len(), 3 + COLUMNS.len() + 1);
         let row = &t.rows[0];
-        assert_eq!(&row[..4], ["current", id.as_str(), "3", "35.0"]);
-        assert_eq!(row[4], "–"); // no load average recorded
-        assert_eq!(row[6], "50.0%");
-        assert_eq!(row[8], "1.5k"); // the lowest SM clock, 1499
+        assert_eq!(&row[..5], ["current", id.as_str(), "3", "35.0", "52.5"]);
+        assert_eq!(row[5], "–"); // no load average recorded
+        assert_eq!(row[7], "50.0%");
+        assert_eq!(row[9], "1.5k"); // the lowest SM clock, 1499
         assert_eq!(row.last().unwrap(), "sw_power_cap");
         assert!(table(&page, "other", &[id]).is_none());
         let html = render(&page).unwrap();

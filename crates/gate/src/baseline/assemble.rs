@@ -142,6 +142,7 @@ impl Assembler {
             derived: r.derived.clone(),
             errors: r.errors.clone(),
             calibration_ms: r.telemetry.as_ref().and_then(|t| t.calibration_ms),
+            calibration_all_ms: r.telemetry.as_ref().and_then(|t| t.calibration_all_ms),
             platform: r.telemetry.as_ref().and_then(|t| t.platform.clone()),
         };
         let fresh = self.recorded.insert((mi, si, run_key(&run)));

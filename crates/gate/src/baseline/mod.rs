@@ -202,6 +202,9 @@ pub struct RunInfo {
     /// machine was, so that a check on another machine can say so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_ms: Option<f64>,
+    /// The same loop on every CPU at once (`telemetry.calibration_all_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_all_ms: Option<f64>,
     /// The machine the run measured on (`telemetry.platform`), so that a check on another
     /// machine can say what differs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -483,14 +486,13 @@ impl Baseline {
                     rec.perfgate_version = run.perfgate_version.clone();
                     rec.derived = run.derived.clone();
                     rec.errors = run.errors.clone();
-                    rec.telemetry =
-                        (run.calibration_ms.is_some() || run.platform.is_some()).then(|| {
-                            Telemetry {
-                                calibration_ms: run.calibration_ms,
-                                platform: run.platform.clone(),
-                                ..Default::default()
-                            }
-                        });
+                    let timed = run.calibration_ms.is_some() || run.calibration_all_ms.is_some();
+                    rec.telemetry = (timed || run.platform.is_some()).then(|| Telemetry {
+                        calibration_ms: run.calibration_ms,
+                        calibration_all_ms: run.calibration_all_ms,
+                        platform: run.platform.clone(),
+                        ..Default::default()
+                    });
                     out.push(rec);
                 }
             }

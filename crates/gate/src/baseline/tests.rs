@@ -275,6 +275,7 @@ fn a_runs_calibration_loop_and_platform_survive_the_baseline_file() {
     assert!(platform.add_gpus("NVIDIA H100 80GB HBM3, 550.54.15\n"));
     r.telemetry = Some(Telemetry {
         calibration_ms: Some(9.93),
+        calibration_all_ms: Some(11.5),
         platform: Some(platform.clone()),
         samples: 7,
         ..Default::default()
@@ -292,6 +293,7 @@ fn a_runs_calibration_loop_and_platform_survive_the_baseline_file() {
     // run had them.
     let t = recs[0].telemetry.as_ref().unwrap();
     assert_eq!((t.calibration_ms, t.samples), (Some(9.93), 0));
+    assert_eq!(t.calibration_all_ms, Some(11.5));
     assert_eq!(t.platform.as_ref(), Some(&platform));
     assert!(
         text.contains("gpus = [\"NVIDIA H100 80GB HBM3\"]"),

@@ -39,6 +39,11 @@ pub struct Telemetry {
     /// covariate of the machine's speed at that moment, for [`cuped`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_ms: Option<f64>,
+    /// The same loop run on every CPU at once just before the run, the mean over the CPUs of
+    /// one unit's time (milliseconds): a machine whose other CPUs are busy (another job, a
+    /// neighbour) reads slower here while the one-CPU time above can read as before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_all_ms: Option<f64>,
     /// The machine: CPU model and features, CPUs, GPUs and driver.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub platform: Option<Platform>,
@@ -58,6 +63,14 @@ impl Telemetry {
             .cloned()
             .collect()
     }
+}
+
+/// perfgate's calibration loop timed before a run, in milliseconds a unit: on one CPU, and on
+/// every CPU at once (`None`: not timed).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Calibration {
+    pub one_ms: Option<f64>,
+    pub all_ms: Option<f64>,
 }
 
 /// The server gauges kept, by perfgate's name.
@@ -97,7 +110,7 @@ impl TelemetryAcc {
         self.server.entry(name.to_string()).or_default().push(v);
     }
 
-    pub fn summary(&self, interval_s: f64, calibration_ms: Option<f64>) -> Telemetry {
+    pub fn summary(&self, interval_s: f64, calibration: Calibration) -> Telemetry {
         let fr = match (self.stat_first, self.stat_last) {
             (Some(a), Some(b)) => cpu::fractions(a, b),
             _ => None,
@@ -120,7 +133,8 @@ impl TelemetryAcc {
                 .iter()
                 .filter_map(|(k, a)| Some((k.clone(), a.summary()?)))
                 .collect(),
-            calibration_ms,
+            calibration_ms: calibration.one_ms,
+            calibration_all_ms: calibration.all_ms,
             platform: self.platform.clone(),
             notes: self.notes.clone(),
         }
@@ -141,13 +155,18 @@ mod tests {
         a.server_gauge("running", 3.0);
         a.server_gauge("running", 5.0);
         a.rounds = 2;
-        let t = a.summary(1.0, Some(201.5));
+        let cal = Calibration {
+            one_ms: Some(201.5),
+            all_ms: Some(240.25),
+        };
+        let t = a.summary(1.0, cal);
         assert_eq!(t.notes, ["nvidia-smi: not on PATH"]);
         assert_eq!(t.cpu.as_ref().unwrap().busy_frac, Some(0.5));
         assert_eq!(t.server["running"].median, 4.0);
         let json = serde_json::to_value(&t).unwrap();
         assert!(json.get("gpus").is_none(), "{json}");
         assert_eq!(json["calibration_ms"], 201.5);
+        assert_eq!(json["calibration_all_ms"], 240.25);
         let back: Telemetry = serde_json::from_value(json).unwrap();
         assert_eq!(back, t);
         assert!(t.throttling().is_empty());
@@ -159,7 +178,9 @@ mod tests {
         for s in gpu::parse("0, 1, 1, 1, 1, 1, 0x1\n1, 1, 1, 1, 1, 1, 0x24\n").0 {
             a.gpus.push(&s);
         }
-        let t = a.summary(1.0, None);
+        let t = a.summary(1.0, Calibration::default());
+        let json = serde_json::to_value(&t).unwrap();
+        assert!(json.get("calibration_all_ms").is_none(), "{json}");
         assert_eq!(
             t.throttling().into_iter().collect::<Vec<_>>(),
             ["sw_power_cap", "sw_thermal_slowdown"]
