@@ -18,11 +18,22 @@ use crate::record::ScenarioResult;
 pub const MACHINE_SHIFT_LIMIT: f64 = 1.25;
 
 /// The machine under a set of runs: the platforms they named, each once in order of first
-/// appearance, and the geometric mean of their calibration loops' times.
+/// appearance, and the geometric mean of their calibration loops' times, on one CPU and on
+/// every CPU at once.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Machine {
     pub platforms: Vec<Platform>,
     pub calibration_ms: Option<f64>,
+    pub calibration_all_ms: Option<f64>,
+}
+
+/// The geometric mean of the positive, finite times.
+fn geomean(ms: impl Iterator<Item = f64>) -> Option<f64> {
+    let logs: Vec<f64> = ms
+        .filter(|x| *x > 0.0 && x.is_finite())
+        .map(f64::ln)
+        .collect();
+    (!logs.is_empty()).then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp())
 }
 
 impl Machine {
@@ -32,13 +43,16 @@ impl Machine {
         Machine::of(
             t().filter_map(|t| t.platform.as_ref()),
             t().filter_map(|t| t.calibration_ms),
+            t().filter_map(|t| t.calibration_all_ms),
         )
     }
 
-    /// The machine of the given platforms and calibration times (non-positive ones ignored).
+    /// The machine of the given platforms and calibration times, on one CPU and on every CPU
+    /// (non-positive ones ignored).
     pub fn of<'a>(
         platforms: impl Iterator<Item = &'a Platform>,
         calibration_ms: impl Iterator<Item = f64>,
+        calibration_all_ms: impl Iterator<Item = f64>,
     ) -> Machine {
         let mut distinct: Vec<Platform> = Vec::new();
         for p in platforms {
@@ -46,21 +60,17 @@ impl Machine {
                 distinct.push(p.clone());
             }
         }
-        let logs: Vec<f64> = calibration_ms
-            .filter(|x| *x > 0.0 && x.is_finite())
-            .map(f64::ln)
-            .collect();
         Machine {
             platforms: distinct,
-            calibration_ms: (!logs.is_empty())
-                .then(|| (logs.iter().sum::<f64>() / logs.len() as f64).exp()),
+            calibration_ms: geomean(calibration_ms),
+            calibration_all_ms: geomean(calibration_all_ms),
         }
     }
 
     /// Why `self` (whose runs `later` names, e.g. "the candidate's") is not the machine of
     /// `earlier` (named `earlier_name`): a platform none of `earlier`'s runs had (what moved,
-    /// against the closest), and a calibration loop further apart than
-    /// [`MACHINE_SHIFT_LIMIT`]. Empty when they agree or one of them recorded neither.
+    /// against the closest), and a calibration loop (on one CPU, on every CPU) further apart
+    /// than [`MACHINE_SHIFT_LIMIT`]. Empty when they agree or one of them recorded neither.
     pub fn differences(&self, later: &str, earlier: &Machine, earlier_name: &str) -> Vec<String> {
         let mut why = Vec::new();
         let moved = self.platforms.iter().find_map(|c| {
@@ -77,7 +87,16 @@ impl Machine {
                 moved.join(", ")
             ));
         }
-        if let (Some(b), Some(c)) = (earlier.calibration_ms, self.calibration_ms) {
+        let loops = [
+            ("", earlier.calibration_ms, self.calibration_ms),
+            (
+                " on every CPU",
+                earlier.calibration_all_ms,
+                self.calibration_all_ms,
+            ),
+        ];
+        for (which, b, c) in loops {
+            let (Some(b), Some(c)) = (b, c) else { continue };
             let r = c / b;
             if r.is_finite() && r.ln().abs() > MACHINE_SHIFT_LIMIT.ln() {
                 let how = if r > 1.0 {
@@ -86,7 +105,7 @@ impl Machine {
                     format!("{:.1}× faster", 1.0 / r)
                 };
                 why.push(format!(
-                    "perfgate's calibration loop ran {how} before {later} runs ({c:.2} ms) \
+                    "perfgate's calibration loop{which} ran {how} before {later} runs ({c:.2} ms) \
                      than before {earlier_name} ({b:.2} ms)"
                 ));
             }
@@ -107,6 +126,7 @@ pub fn machine_note(report: &Report) -> Option<String> {
     let side = |s: &crate::gate::Side| Machine {
         platforms: s.platforms.clone(),
         calibration_ms: s.calibration_ms,
+        calibration_all_ms: s.calibration_all_ms,
     };
     let why = side(&report.current).differences(
         "the candidate's",

@@ -151,6 +151,9 @@ pub struct Side {
     /// ran them ([`machine_note`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub calibration_ms: Option<f64>,
+    /// The same on every CPU at once (`telemetry.calibration_all_ms`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration_all_ms: Option<f64>,
     /// The machines the side's runs named (`telemetry.platform`), each once, in order of first
     /// appearance ([`machine_note`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

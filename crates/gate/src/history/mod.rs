@@ -112,6 +112,7 @@ fn machine_of(b: &Baseline) -> Machine {
     Machine::of(
         runs().filter_map(|r| r.platform.as_ref()),
         runs().filter_map(|r| r.calibration_ms),
+        runs().filter_map(|r| r.calibration_all_ms),
     )
 }
 

@@ -113,6 +113,7 @@ fn merge_sides<'a>(sides: impl Iterator<Item = &'a Side> + Clone) -> Side {
         // Each job ran on its own runner: one speed for all of them would compare machines
         // that were never compared; each job's own report says whether its machines differed.
         calibration_ms: None,
+        calibration_all_ms: None,
         platforms: Vec::new(),
     }
 }

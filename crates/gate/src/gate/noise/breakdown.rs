@@ -104,7 +104,7 @@ fn to_pass(
     let lim = stats::limits(rule.direction, tolerance_pct).0.abs();
     // The candidate's launches all come from one new session, recorded live (with loop
     // times): the machine is watched when the baseline's launches timed the loop too.
-    let watched = cfg.machine_slope() > 0.0 && super::loops::loop_logs(l).is_some();
+    let watched = cfg.machine_slope() > 0.0 && super::loops::watched(l);
     let (ratio, _) = priors.session_ratio(metric, cfg.assumed_session_ratio(watched));
     let sd = levels.gate_sd_pct / 100.0;
     let fixed_var = new_session_var(l, ratio, sd * sd);

@@ -47,10 +47,10 @@ pub struct Launches {
     pub sessions: Vec<Option<String>>,
     /// Whether every record carried a launch id.
     pub has_ids: bool,
-    /// Per launch: the median natural log of its runs' calibration loop times (ms), `None` when
-    /// a run of it recorded none ([`loops`]); a stored check puts the launch's median over all
-    /// its scenarios' runs here (`loops::LaunchLoops`).
-    pub loops: Vec<Option<f64>>,
+    /// Per probe ([`loops::Probe`] as the index) and launch: the median natural log of its runs'
+    /// calibration loop times (ms), `None` when a run of it recorded none ([`loops`]); a stored
+    /// check puts the launch's median over all its scenarios' runs here (`loops::LaunchLoops`).
+    pub loops: [Vec<Option<f64>>; 2],
 }
 
 impl Launches {
@@ -59,7 +59,7 @@ impl Launches {
         let mut keys: Vec<String> = Vec::new();
         let mut runs: Vec<Vec<f64>> = Vec::new();
         let mut sessions = Vec::new();
-        let mut loop_runs: Vec<Option<Vec<f64>>> = Vec::new();
+        let mut loop_runs: Vec<loops::Readings> = Vec::new();
         let mut has_ids = true;
         for r in recs {
             let Some(v) = r.metric(metric) else { continue };
@@ -68,22 +68,18 @@ impl Launches {
             }
             has_ids &= r.launch_id.is_some();
             let k = launch_key(r);
-            let lp = loops::loop_log(r);
-            match keys.iter().position(|x| *x == k) {
-                Some(i) => {
-                    runs[i].push(v.ln());
-                    loop_runs[i] = loop_runs[i].take().zip(lp).map(|(mut l, x)| {
-                        l.push(x);
-                        l
-                    });
-                }
+            let i = match keys.iter().position(|x| *x == k) {
+                Some(i) => i,
                 None => {
                     keys.push(k);
-                    runs.push(vec![v.ln()]);
+                    runs.push(Vec::new());
                     sessions.push(r.session_id.clone());
-                    loop_runs.push(lp.map(|x| vec![x]));
+                    loop_runs.push(loops::Readings::default());
+                    keys.len() - 1
                 }
-            }
+            };
+            runs[i].push(v.ln());
+            loop_runs[i].add(r);
         }
         if keys.is_empty() {
             return Err(StatsError::Empty);
@@ -92,10 +88,8 @@ impl Launches {
             .iter()
             .map(|r| stats::median(r).expect("a launch has a run"))
             .collect();
-        let loops = loop_runs
-            .iter()
-            .map(|l| l.as_deref().and_then(stats::median))
-            .collect();
+        let medians: Vec<[Option<f64>; 2]> = loop_runs.iter().map(|l| l.medians()).collect();
+        let loops = [0, 1].map(|p| medians.iter().map(|m| m[p]).collect());
         Ok(Launches {
             keys,
             values,
@@ -122,7 +116,7 @@ impl Launches {
         has_ids: bool,
     ) -> Launches {
         Launches {
-            loops: vec![None; keys.len()],
+            loops: [vec![None; keys.len()], vec![None; keys.len()]],
             keys,
             runs: values.iter().map(|v| vec![*v]).collect(),
             values,
@@ -303,17 +297,19 @@ pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Launches {
     };
     let wsum: f64 = rows.iter().map(|r| r.1).sum();
     let (mut keys, mut values, mut sessions) = (Vec::new(), Vec::new(), Vec::new());
-    let mut loops = Vec::new();
+    let mut loops: [Vec<Option<f64>>; 2] = [Vec::new(), Vec::new()];
     for (j, key) in first.0.keys.iter().enumerate() {
-        let (mut z, mut lp) = (0.0, Some(0.0));
+        let (mut z, mut lp) = (0.0, [Some(0.0); 2]);
         let mut complete = true;
         for (l, w, centre) in rows {
             match l.keys.iter().position(|k| k == key) {
                 Some(i) => {
                     z += w * (l.values[i] - centre);
-                    lp = lp
-                        .zip(l.loops.get(i).copied().flatten())
-                        .map(|(a, x)| a + x);
+                    for (sum, series) in lp.iter_mut().zip(&l.loops) {
+                        *sum = sum
+                            .zip(series.get(i).copied().flatten())
+                            .map(|(a, x)| a + x);
+                    }
                 }
                 None => complete = false,
             }
@@ -323,7 +319,9 @@ pub fn pooled(rows: &[(&Launches, f64, f64)]) -> Launches {
             values.push(z / wsum);
             sessions.push(first.0.sessions[j].clone());
             // The launch's loop: the mean over its runs of the pooled rows.
-            loops.push(lp.map(|a| a / rows.len() as f64));
+            for (series, sum) in loops.iter_mut().zip(lp) {
+                series.push(sum.map(|a| a / rows.len() as f64));
+            }
         }
     }
     let ids = rows.iter().all(|r| r.0.has_ids);
@@ -656,7 +654,8 @@ impl Noise {
         };
         let machine = match self.session.and_then(|t| t.machine).filter(|m| m.var > 0.0) {
             Some(m) => format!(
-                "; calibration loop {:+.1} %, machine term {:.1} %",
+                "; {} {:+.1} %, machine term {:.1} %",
+                m.probe.label(),
                 m.loop_shift_pct,
                 100.0 * m.var.sqrt()
             ),

@@ -4,7 +4,7 @@ fn launches(sessions: &[&str], runs: Vec<Vec<f64>>) -> Launches {
     let keys = (0..runs.len()).map(|i| format!("L{i}")).collect();
     let values = runs.iter().map(|r| stats::median(r).unwrap()).collect();
     Launches {
-        loops: vec![None; runs.len()],
+        loops: [vec![None; runs.len()], vec![None; runs.len()]],
         keys,
         values,
         runs,

@@ -311,9 +311,10 @@ fn needed_words(
         Ok(n) => format!("; likely decided with {n} candidate launch(es)"),
         Err(NotDecidable::SessionBound) => match machine {
             Some(m) => format!(
-                "; the machines' speed bounds it (perfgate's calibration loop {:+.1} % from \
-                 the baseline's runs to the candidate's): record both on one steady runner \
-                 or compare in pairs (`perfgate ab`)",
+                "; the machines' speed bounds it (perfgate's {} {:+.1} % from the baseline's \
+                 runs to the candidate's): record both on one steady runner or compare in \
+                 pairs (`perfgate ab`)",
+                m.probe.label(),
                 m.loop_shift_pct
             ),
             None => "; the between-session offset bounds it: record the baseline over ≥ 2 \

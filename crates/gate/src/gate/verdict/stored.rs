@@ -57,12 +57,7 @@ fn stored_test(
     (metric, cfg): (&str, &GateConfig),
 ) -> (Test, noise::Noise) {
     let slope = Some(cfg.machine_slope()).filter(|s| *s > 0.0);
-    let machine = slope
-        .and_then(|s| noise::loops::machine_var(bl, cl, s))
-        .map(|(d, var)| noise::loops::MachineTerm {
-            loop_shift_pct: stats::pct(d),
-            var,
-        });
+    let machine = slope.and_then(|s| noise::loops::machine_var(bl, cl, s));
     let mut term = priors.session_term(metric, (bl, cl), cfg, machine.is_some());
     term.machine = machine;
     let machine_var = term.machine.map_or(0.0, |m| m.var);

@@ -142,6 +142,9 @@ pub(crate) fn fill_side(side: &mut Side, recs: &[ScenarioResult]) {
     if side.calibration_ms.is_none() {
         side.calibration_ms = machine.calibration_ms;
     }
+    if side.calibration_all_ms.is_none() {
+        side.calibration_all_ms = machine.calibration_all_ms;
+    }
     if side.platforms.is_empty() {
         side.platforms = machine.platforms;
     }

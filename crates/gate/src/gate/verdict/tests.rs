@@ -970,6 +970,72 @@ fn a_machine_slope_widens_a_check_whose_loops_moved() {
     );
 }
 
+/// `recs` with perfgate's loop on every CPU timed at `factor` × their one-CPU loop.
+fn every_cpu(recs: Vec<ScenarioResult>, factor: f64) -> Vec<ScenarioResult> {
+    recs.into_iter()
+        .map(|mut r| {
+            let t = r.telemetry.as_mut().expect("calibrated");
+            t.calibration_all_ms = t.calibration_ms.map(|ms| ms * factor);
+            r
+        })
+        .collect()
+}
+
+/// Another job holding a CPU: the one-CPU loop finds a free CPU and reads as before, the loop
+/// on every CPU reads 1.5× slower, and the engine (a thread on every CPU) runs 20 % slower, as
+/// `tests/data/cpu-vllm-neighbour/` recorded. The every-CPU loop's shift widens the check as
+/// the one-CPU loop's would and "the machines differ" names it; without that reading the
+/// slowdown is a regression.
+#[test]
+fn a_job_on_the_other_cpus_widens_the_check_through_the_every_cpu_loop() {
+    let base = every_cpu(sitting(&quiet_suite(5, 0.01), "a", 10.0), 1.0);
+    let slowed: Vec<_> = quiet_suite(3, 0.01)
+        .iter()
+        .map(|r| scaled(r, 1.0 / 1.2, 1.2))
+        .collect();
+    let loaded = every_cpu(sitting(&slowed, "b", 10.0), 1.5);
+    let r = evaluate(Inputs::new(&base, &loaded, &GateConfig::default()));
+    assert_eq!(r.verdict, TopVerdict::Inconclusive, "{r:#?}");
+    let row = verdict_of(&r, "m/a", 100, "output_throughput");
+    let m = row.noise.unwrap().session.unwrap().machine.unwrap();
+    assert_eq!(m.probe, crate::gate::noise::loops::Probe::AllCpus);
+    // 1.5 × the one-CPU loop's own shift (the launches' drift: 1.00499 / 1.00995).
+    let lg = |n: usize| (0..n).map(|i| (1.0 + 0.005 * i as f64).ln()).sum::<f64>() / n as f64;
+    let d = 1.5f64.ln() + lg(3) - lg(5);
+    assert!(
+        (m.loop_shift_pct - 100.0 * d.exp_m1()).abs() < 1e-9,
+        "{m:?}"
+    );
+    let note = row.note.as_deref().unwrap();
+    assert!(
+        note.contains("; calibration loop on every CPU +49.3 %, machine term"),
+        "{note}"
+    );
+    let machines = machine_note(&r).unwrap();
+    assert!(
+        machines.contains(
+            "perfgate's calibration loop on every CPU ran 1.5× slower before the candidate's runs"
+        ),
+        "{machines}"
+    );
+    assert!(!machines.contains("calibration loop ran"), "{machines}");
+    // The same records without the every-CPU reading: nothing saw the job, a regression.
+    let blind = |recs: &[ScenarioResult]| -> Vec<ScenarioResult> {
+        let mut recs = recs.to_vec();
+        for r in &mut recs {
+            r.telemetry.as_mut().unwrap().calibration_all_ms = None;
+        }
+        recs
+    };
+    let r = evaluate(Inputs::new(
+        &blind(&base),
+        &blind(&loaded),
+        &GateConfig::default(),
+    ));
+    assert_eq!(r.verdict, TopVerdict::Fail);
+    assert_eq!(machine_note(&r), None);
+}
+
 /// A launch's machine speed is the median of all its loop readings, every scenario of the
 /// model's launch: a reading off in one scenario moves that row's term no more than its
 /// launch's median moves, and the rows of one launch share the shift.
