@@ -18,7 +18,10 @@
 # Variants:
 #   same      the suite's engine, unchanged
 #   slow-all  the same engine sharing its compute core (core 0) with a duty-cycled busy loop
-#             (busy 1 ms of every 10, DUTY to change it): every scenario a little slower
+#             (busy 1 ms of every 10, DUTY to change it): every scenario a little slower. It is
+#             another process on the machine, and perfgate's loop on every CPU sees it
+#             (`calibration_all_ms`, since 2026-12-08): a stored check of such launches can say
+#             the machine was loaded (tests/data/cpu-vllm-neighbour/), where slow-one cannot
 #   slow-one  fewer concurrent sequences (vLLM --max-num-seqs 2, llama.cpp --parallel 2): only the
 #             concurrency-4 scenario queues; the others are unchanged
 # Environment: SESSION (default: UTC date and time), VARIANTS (default "same slow-all slow-one"),

@@ -44,6 +44,21 @@ fn write_baseline(sub: &str, files: &[PathBuf], out: &Path, extra: &[&str]) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
 }
 
+/// `perfgate check` of `results` against `baseline`: its exit code and JSON report.
+fn check_json(baseline: &Path, results: &[PathBuf]) -> (Option<i32>, serde_json::Value) {
+    let out = perfgate()
+        .args(["check", "--baseline"])
+        .arg(baseline)
+        .arg("--results")
+        .args(results)
+        .args(["--json", "-"])
+        .output()
+        .unwrap();
+    let rep = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    (out.status.code(), rep)
+}
+
 fn launch(name: &str) -> Launch {
     Launch::new(name, read_jsonl(&corpus(name)).unwrap())
 }
@@ -761,6 +776,91 @@ fn a_check_on_another_host_is_not_a_regression_and_says_the_machines_differ() {
 /// it INCONCLUSIVE where it is slower), and a baseline calibrated over s1 … s4 does not call s5
 /// a regression either, while its TPOT rise of about 39 % does not pass: the interval reaches
 /// past δ on both sides.
+/// Real vLLM beside another job (`tests/data/cpu-vllm-neighbour/`, sitting n1): the candidate's
+/// five launches ran with a busy loop on the engine's CPU, 34–37 % slower, the engine unchanged.
+/// perfgate's loop on one CPU moved +2.6 % (it found the free CPU), the loop on every CPU +41 %:
+/// the check is INCONCLUSIVE on every slower row, its machine term from the every-CPU loop, and
+/// "the machines differ" says so. The same records without the every-CPU reading, as perfgate
+/// recorded them before it, FAIL on every gated row.
+#[test]
+fn real_vllm_beside_another_job_is_not_called_a_regression() {
+    let dir = tempfile::tempdir().unwrap();
+    let files = |variant: &str| -> Vec<PathBuf> {
+        (1..=5)
+            .map(|l| data("cpu-vllm-neighbour", &format!("n1-{variant}-l{l}")))
+            .collect()
+    };
+    let check = check_json;
+    let gated = |rep: &serde_json::Value| -> Vec<serde_json::Value> {
+        let rows = rep["rows"].as_array().unwrap().iter();
+        rows.filter(|r| r["gated"] == true && r["metric"] != "success_rate")
+            .cloned()
+            .collect()
+    };
+    let b = dir.path().join("b.toml");
+    record_baseline(&files("same"), &b, &[]);
+    let (code, rep) = check(&b, &files("slow-all"));
+    assert_eq!(
+        (code, &rep["verdict"]),
+        (Some(0), &"inconclusive".into()),
+        "{rep:#}"
+    );
+    let rows = gated(&rep);
+    assert_eq!(rows.len(), 9, "{rows:#?}");
+    for r in &rows {
+        assert_eq!(r["verdict"], "inconclusive", "{r:#}");
+        let m = &r["noise"]["session"]["machine"];
+        assert_eq!(m["probe"], "all_cpus", "{r:#}");
+        assert!(m["loop_shift_pct"].as_f64().unwrap() > 35.0, "{r:#}");
+    }
+    let throughput = rows.iter().find(|r| {
+        r["scenario"] == "random-in32-out32-n16-c4" && r["metric"] == "output_throughput"
+    });
+    assert!(throughput.unwrap()["change_pct"].as_f64().unwrap() < -30.0);
+    let text = perfgate()
+        .args(["check", "--color", "never", "--baseline"])
+        .arg(&b)
+        .arg("--results")
+        .args(files("slow-all"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains(
+            "the machines differ: perfgate's calibration loop on every CPU ran 1.4× slower"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("calibration loop ran"), "{text}");
+
+    // Without the every-CPU reading (records of perfgate before it): nothing saw the job.
+    let strip = |f: &PathBuf| -> PathBuf {
+        let out = dir.path().join(f.file_name().unwrap());
+        let mut text = String::new();
+        for r in read_jsonl(f).unwrap() {
+            let mut r: ScenarioResult = r;
+            r.telemetry.as_mut().unwrap().calibration_all_ms = None;
+            text += &serde_json::to_string(&r).unwrap();
+            text.push('\n');
+        }
+        std::fs::write(&out, text).unwrap();
+        out
+    };
+    let blind = |variant: &str| -> Vec<PathBuf> { files(variant).iter().map(strip).collect() };
+    let b1 = dir.path().join("b1.toml");
+    record_baseline(&blind("same"), &b1, &[]);
+    let (code, rep) = check(&b1, &blind("slow-all"));
+    assert_eq!(
+        (code, &rep["verdict"]),
+        (Some(1), &"fail".into()),
+        "{rep:#}"
+    );
+    assert!(
+        gated(&rep).iter().all(|r| r["verdict"] == "regressed"),
+        "{rep:#}"
+    );
+}
+
 #[test]
 fn real_vllm_sittings_far_apart_regress_nothing_and_pass_no_slower_row() {
     let dir = tempfile::tempdir().unwrap();
@@ -770,17 +870,8 @@ fn real_vllm_sittings_far_apart_regress_nothing_and_pass_no_slower_row() {
             .collect()
     };
     let check = |baseline: &Path, results: &[PathBuf]| -> serde_json::Value {
-        let out = perfgate()
-            .args(["check", "--baseline"])
-            .arg(baseline)
-            .arg("--results")
-            .args(results)
-            .args(["--json", "-"])
-            .output()
-            .unwrap();
-        let rep: serde_json::Value = serde_json::from_slice(&out.stdout)
-            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
-        assert_eq!(out.status.code(), Some(0), "{rep:#}");
+        let (code, rep) = check_json(baseline, results);
+        assert_eq!(code, Some(0), "{rep:#}");
         let regressed: Vec<&serde_json::Value> = rep["rows"]
             .as_array()
             .unwrap()
