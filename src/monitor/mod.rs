@@ -117,7 +117,7 @@ pub fn calibrate() -> f64 {
 }
 
 /// The same loop on every CPU at once (one thread per CPU the process may use, at most
-/// [`MAX_CPUS`]), about 0.1 s: the mean over the threads of one unit's milliseconds. On an idle
+/// 256), about 0.1 s: the mean over the threads of one unit's milliseconds. On an idle
 /// machine it reads about as [`calibrate`] does; where other work holds some CPUs (another job
 /// on the runner, a neighbour), the threads share them and it reads slower, while the one-CPU
 /// loop finds a free CPU and does not. An engine whose threads run on every CPU feels that
