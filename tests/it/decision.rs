@@ -790,7 +790,6 @@ fn real_vllm_beside_another_job_is_not_called_a_regression() {
             .map(|l| data("cpu-vllm-neighbour", &format!("n1-{variant}-l{l}")))
             .collect()
     };
-    let check = check_json;
     let gated = |rep: &serde_json::Value| -> Vec<serde_json::Value> {
         let rows = rep["rows"].as_array().unwrap().iter();
         rows.filter(|r| r["gated"] == true && r["metric"] != "success_rate")
@@ -799,7 +798,7 @@ fn real_vllm_beside_another_job_is_not_called_a_regression() {
     };
     let b = dir.path().join("b.toml");
     record_baseline(&files("same"), &b, &[]);
-    let (code, rep) = check(&b, &files("slow-all"));
+    let (code, rep) = check_json(&b, &files("slow-all"));
     assert_eq!(
         (code, &rep["verdict"]),
         (Some(0), &"inconclusive".into()),
@@ -849,7 +848,7 @@ fn real_vllm_beside_another_job_is_not_called_a_regression() {
     let blind = |variant: &str| -> Vec<PathBuf> { files(variant).iter().map(strip).collect() };
     let b1 = dir.path().join("b1.toml");
     record_baseline(&blind("same"), &b1, &[]);
-    let (code, rep) = check(&b1, &blind("slow-all"));
+    let (code, rep) = check_json(&b1, &blind("slow-all"));
     assert_eq!(
         (code, &rep["verdict"]),
         (Some(1), &"fail".into()),

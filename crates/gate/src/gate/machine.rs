@@ -6,6 +6,7 @@
 
 use perfgate_record::telemetry::Platform;
 
+use crate::gate::noise::loops::Probe;
 use crate::gate::Report;
 use crate::record::ScenarioResult;
 
@@ -67,6 +68,14 @@ impl Machine {
         }
     }
 
+    /// The geometric mean of the runs' loop times by `probe`.
+    fn loop_ms(&self, probe: Probe) -> Option<f64> {
+        match probe {
+            Probe::OneCpu => self.calibration_ms,
+            Probe::AllCpus => self.calibration_all_ms,
+        }
+    }
+
     /// Why `self` (whose runs `later` names, e.g. "the candidate's") is not the machine of
     /// `earlier` (named `earlier_name`): a platform none of `earlier`'s runs had (what moved,
     /// against the closest), and a calibration loop (on one CPU, on every CPU) further apart
@@ -87,16 +96,10 @@ impl Machine {
                 moved.join(", ")
             ));
         }
-        let loops = [
-            ("", earlier.calibration_ms, self.calibration_ms),
-            (
-                " on every CPU",
-                earlier.calibration_all_ms,
-                self.calibration_all_ms,
-            ),
-        ];
-        for (which, b, c) in loops {
-            let (Some(b), Some(c)) = (b, c) else { continue };
+        for probe in Probe::BOTH {
+            let (Some(b), Some(c)) = (earlier.loop_ms(probe), self.loop_ms(probe)) else {
+                continue;
+            };
             let r = c / b;
             if r.is_finite() && r.ln().abs() > MACHINE_SHIFT_LIMIT.ln() {
                 let how = if r > 1.0 {
@@ -105,8 +108,9 @@ impl Machine {
                     format!("{:.1}× faster", 1.0 / r)
                 };
                 why.push(format!(
-                    "perfgate's calibration loop{which} ran {how} before {later} runs ({c:.2} ms) \
-                     than before {earlier_name} ({b:.2} ms)"
+                    "perfgate's {} ran {how} before {later} runs ({c:.2} ms) than before \
+                     {earlier_name} ({b:.2} ms)",
+                    probe.label()
                 ));
             }
         }
